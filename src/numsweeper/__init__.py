@@ -1,0 +1,49 @@
+"""numsweeper: a vectorized Minesweeper engine on NumPy and SciPy.
+
+Examples
+--------
+>>> import numsweeper as ns
+>>> game = ns.Game.from_preset("beginner", seed=42, first_click="opening")
+>>> result = game.reveal(4, 4)
+>>> result.state
+<GameState.IN_PROGRESS: 'in_progress'>
+"""
+
+from ._constants import EXPLODED, FLAG, HIDDEN, MINE, PRESETS, WRONG_FLAG
+from .board import Board, Uncovered
+from .errors import (
+    GameOverError,
+    IllegalMoveError,
+    InvalidBoardError,
+    MinesweeperError,
+    OutOfBoundsError,
+)
+from .game import Game, GameState, RevealResult, Snapshot
+from .leetcode import update_board
+from .placement import FixedPlacement, MinePlacementStrategy, RandomPlacement
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "EXPLODED",
+    "FLAG",
+    "HIDDEN",
+    "MINE",
+    "PRESETS",
+    "WRONG_FLAG",
+    "Board",
+    "FixedPlacement",
+    "Game",
+    "GameOverError",
+    "GameState",
+    "IllegalMoveError",
+    "InvalidBoardError",
+    "MinePlacementStrategy",
+    "MinesweeperError",
+    "OutOfBoundsError",
+    "RandomPlacement",
+    "RevealResult",
+    "Snapshot",
+    "Uncovered",
+    "update_board",
+]

@@ -1,0 +1,84 @@
+"""Up-front argument checks shared by the public API."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .errors import InvalidBoardError, OutOfBoundsError
+
+FIRST_CLICK_RULES = (None, "safe", "opening")
+
+
+def check_int(value: Any, name: str) -> int:
+    """Return ``value`` as an int, or raise TypeError naming it.
+
+    Python and numpy integers pass; bools, floats, strings and None do not.
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer, got {value!r}")
+    return int(value)
+
+
+def check_coord(row: Any, col: Any, rows: int, cols: int) -> tuple[int, int]:
+    """Validate a ``(row, col)`` click: integers, on the board, never wrapped."""
+    r = check_int(row, "row")
+    c = check_int(col, "col")
+    if not 0 <= r < rows:
+        raise OutOfBoundsError(f"row {r} is off the board (rows 0..{rows - 1})")
+    if not 0 <= c < cols:
+        raise OutOfBoundsError(f"col {c} is off the board (cols 0..{cols - 1})")
+    return r, c
+
+
+def check_dims(rows: Any, cols: Any, mines: Any) -> tuple[int, int, int]:
+    """Validate board dimensions and a mine count: ``0 <= mines < rows * cols``."""
+    r = check_int(rows, "rows")
+    c = check_int(cols, "cols")
+    m = check_int(mines, "mines")
+    if r < 1:
+        raise InvalidBoardError(f"rows must be >= 1, got {r}")
+    if c < 1:
+        raise InvalidBoardError(f"cols must be >= 1, got {c}")
+    if not 0 <= m < r * c:
+        raise InvalidBoardError(f"mines must be in 0..{r * c - 1} for a {r}x{c} board, got {m}")
+    return r, c, m
+
+
+def check_first_click(rule: Any) -> None:
+    """Reject an unknown first-click rule."""
+    if rule not in FIRST_CLICK_RULES:
+        raise ValueError(f"first_click must be None, 'safe' or 'opening', got {rule!r}")
+
+
+def first_click_area(rows: int, cols: int, rule: str | None) -> int:
+    """The most cells a first-click rule may keep mine-free on this board."""
+    if rule == "safe":
+        return 1
+    if rule == "opening":
+        return min(rows, 3) * min(cols, 3)
+    return 0
+
+
+def check_first_click_fits(rows: int, cols: int, mines: int, rule: str | None) -> None:
+    """Raise unless the rule can be honoured wherever the first click lands."""
+    check_first_click(rule)
+    keep = first_click_area(rows, cols, rule)
+    if mines > rows * cols - keep:
+        raise InvalidBoardError(
+            f"first_click={rule!r} needs {keep} mine-free cells, so a {rows}x{cols} "
+            f"board holds at most {rows * cols - keep} mines, got {mines}"
+        )
+
+
+def safe_zone(rows: int, cols: int, row: int, col: int, rule: str | None) -> np.ndarray | None:
+    """The mask a first-click rule keeps mine-free around ``(row, col)``."""
+    if rule is None:
+        return None
+    safe = np.zeros((rows, cols), dtype=bool)
+    if rule == "safe":
+        safe[row, col] = True
+    else:
+        safe[max(row - 1, 0) : row + 2, max(col - 1, 0) : col + 2] = True
+    return safe

@@ -1,0 +1,98 @@
+"""Exception hierarchy of numsweeper.
+
+Every error raised on purpose by the library derives from
+:class:`MinesweeperError`.  Errors about bad values also derive from the
+matching built-in (:class:`ValueError` or :class:`IndexError`), so code that
+catches the built-ins keeps working.
+
+Examples
+--------
+>>> import numsweeper as ns
+>>> issubclass(ns.InvalidBoardError, ValueError)
+True
+>>> try:
+...     ns.Board.create(3, 3, 9)
+... except ns.MinesweeperError as exc:
+...     print(type(exc).__name__)
+InvalidBoardError
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "GameOverError",
+    "IllegalMoveError",
+    "InvalidBoardError",
+    "MinesweeperError",
+    "OutOfBoundsError",
+]
+
+
+class MinesweeperError(Exception):
+    """Base class of every error that numsweeper raises on purpose.
+
+    Examples
+    --------
+    >>> import numsweeper as ns
+    >>> issubclass(ns.GameOverError, ns.MinesweeperError)
+    True
+    """
+
+
+class InvalidBoardError(MinesweeperError, ValueError):
+    """Bad board dimensions, mine counts, layouts or visible states.
+
+    Examples
+    --------
+    >>> import numsweeper as ns
+    >>> ns.Board.create(0, 5, 1)
+    Traceback (most recent call last):
+        ...
+    numsweeper.errors.InvalidBoardError: rows must be >= 1, got 0
+    """
+
+
+class OutOfBoundsError(MinesweeperError, IndexError):
+    """A coordinate that lies off the board (negative ones included).
+
+    Examples
+    --------
+    >>> import numsweeper as ns
+    >>> game = ns.Game.new(3, 3, 1)
+    >>> game.reveal(-1, 0)
+    Traceback (most recent call last):
+        ...
+    numsweeper.errors.OutOfBoundsError: row -1 is off the board (rows 0..2)
+    """
+
+
+class IllegalMoveError(MinesweeperError, ValueError):
+    """A move the rules forbid: revealing a flag, or flagging a revealed cell.
+
+    Examples
+    --------
+    >>> import numsweeper as ns
+    >>> game = ns.Game.new(3, 3, 1)
+    >>> game.toggle_flag(0, 0)
+    True
+    >>> game.reveal(0, 0)
+    Traceback (most recent call last):
+        ...
+    numsweeper.errors.IllegalMoveError: cannot reveal flagged cell (0, 0); unflag it first
+    """
+
+
+class GameOverError(MinesweeperError):
+    """Any reveal, flag or chord once the game is WON or LOST.
+
+    Examples
+    --------
+    >>> import numsweeper as ns
+    >>> game = ns.Game.new(2, 2, 0)
+    >>> game.reveal(0, 0).state
+    <GameState.WON: 'won'>
+    >>> game.toggle_flag(1, 1)
+    Traceback (most recent call last):
+        ...
+    numsweeper.errors.GameOverError: cannot toggle_flag (1, 1): the game is already WON
+    """

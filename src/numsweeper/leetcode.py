@@ -1,0 +1,132 @@
+"""The classic puzzle: LeetCode 529 "Minesweeper", at any size."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ._kernels import adjacent_counts, flood_from
+from ._validate import check_int
+from .errors import IllegalMoveError, InvalidBoardError, OutOfBoundsError
+
+__all__ = ["update_board"]
+
+_ALLOWED = frozenset("MEB12345678")
+
+
+def _rows_as_text(board: Any) -> tuple[int, int, list[str]]:
+    """Check the grid's shape and characters; return it as one string a row."""
+    if not isinstance(board, list) or not board:
+        raise InvalidBoardError(f"board must be a non-empty list of rows, got {board!r:.60}")
+    first = board[0]
+    if not isinstance(first, list) or not first:
+        raise InvalidBoardError(f"board rows must be non-empty lists, got row 0 = {first!r:.60}")
+    cols = len(first)
+    lines = []
+    for i, row in enumerate(board):
+        if not isinstance(row, list) or len(row) != cols:
+            size = len(row) if isinstance(row, list) else type(row).__name__
+            raise InvalidBoardError(f"board is ragged: row {i} has {size} cells, row 0 has {cols}")
+        try:
+            line = "".join(row)
+        except TypeError:
+            raise InvalidBoardError(
+                f"row {i} holds a cell that is not a string: {row!r:.60}"
+            ) from None
+        if len(line) != cols:
+            bad = next(cell for cell in row if len(cell) != 1)
+            raise InvalidBoardError(f"row {i} holds {bad!r}, which is not one character")
+        lines.append(line)
+    bad_chars = set("".join(lines)) - _ALLOWED
+    if bad_chars:
+        i, line = next((i, line) for i, line in enumerate(lines) if not set(line) <= _ALLOWED)
+        j = next(j for j, ch in enumerate(line) if ch not in _ALLOWED)
+        hint = " (the game is already over)" if line[j] == "X" else ""
+        raise InvalidBoardError(
+            f"invalid cell {line[j]!r} at ({i}, {j}){hint}; expected one of 'M', 'E', 'B', '1'-'8'"
+        )
+    return len(board), cols, lines
+
+
+def update_board(board: list[list[str]], click: Any) -> list[list[str]]:
+    """Apply one click to a LeetCode 529 board, in place, and return it.
+
+    The result is exactly that of the classic recursive DFS: a click on
+    ``'M'`` makes it ``'X'``; a click on ``'E'`` with ``k > 0`` adjacent
+    ``'M'`` cells shows the digit ``k``; a click on an ``'E'`` with none shows
+    ``'B'`` and reveals its adjacent ``'E'`` cells the same way.  Digits
+    already on the board are taken as they stand, even when inconsistent.
+    The flood is a vectorized label-and-dilate, so any size works with no
+    recursion.
+
+    Parameters
+    ----------
+    board : list of list of str
+        A rectangular grid of ``'M'`` (hidden mine), ``'E'`` (hidden empty),
+        ``'B'`` (revealed blank) and ``'1'``-``'8'`` (revealed digit).
+    click : sequence of two ints
+        ``[row, col]`` of an ``'M'`` or ``'E'`` cell.
+
+    Returns
+    -------
+    list of list of str
+        ``board`` itself, updated.
+
+    Raises
+    ------
+    ValueError
+        (:class:`~numsweeper.InvalidBoardError`) for an empty or ragged grid
+        or an invalid character, ``'X'`` included; and
+        (:class:`~numsweeper.IllegalMoveError`) for a click on a revealed
+        cell.  The board is left untouched.
+    IndexError
+        (:class:`~numsweeper.OutOfBoundsError`) for a click off the grid,
+        negative coordinates included.
+    TypeError
+        If the click is not a pair of integers.
+
+    Examples
+    --------
+    >>> import numsweeper as ns
+    >>> board = [list("EEEEE"), list("EEMEE"), list("EEEEE"), list("EEEEE")]
+    >>> for row in ns.update_board(board, [3, 0]):
+    ...     print("".join(row))
+    B1E1B
+    B1M1B
+    B111B
+    BBBBB
+    """
+    rows, cols, lines = _rows_as_text(board)
+    try:
+        raw_row, raw_col = click
+    except (TypeError, ValueError):
+        raise TypeError(f"click must be a [row, col] pair, got {click!r}") from None
+    r, c = check_int(raw_row, "click row"), check_int(raw_col, "click col")
+    if not (0 <= r < rows and 0 <= c < cols):
+        raise OutOfBoundsError(f"click {[r, c]} is off the {rows}x{cols} board")
+    cell = lines[r][c]
+    if cell == "M":
+        board[r][c] = "X"
+        return board
+    if cell != "E":
+        raise IllegalMoveError(f"click {[r, c]} is on revealed cell {cell!r}")
+
+    # A digit needs no arrays: count the mines around the click directly.
+    near = sum(line[max(c - 1, 0) : c + 2].count("M") for line in lines[max(r - 1, 0) : r + 2])
+    if near:
+        board[r][c] = str(near)
+        return board
+
+    grid = np.frombuffer("".join(lines).encode("ascii"), dtype=np.uint8).reshape(rows, cols)
+    counts = adjacent_counts(grid == ord("M"))
+    (r0, c0), region = flood_from(counts, (grid != ord("E"),), r, c)
+    h, w = region.shape
+    window = grid[r0 : r0 + h, c0 : c0 + w]
+    shown = np.where(
+        counts[r0 : r0 + h, c0 : c0 + w] == 0, ord("B"), counts[r0 : r0 + h, c0 : c0 + w] + ord("0")
+    )
+    updated = np.where(region, shown, window).astype(np.uint8)
+    for i in np.flatnonzero(region.any(axis=1)).tolist():
+        board[r0 + i][c0 : c0 + w] = list(updated[i].tobytes().decode("ascii"))
+    return board
