@@ -10,6 +10,7 @@ Examples
 """
 
 from ._constants import EXPLODED, FLAG, HIDDEN, MINE, PRESETS, WRONG_FLAG
+from .batch import BoardBatch, generate_boards
 from .board import Board, Uncovered
 from .errors import (
     GameOverError,
@@ -32,6 +33,7 @@ __all__ = [
     "PRESETS",
     "WRONG_FLAG",
     "Board",
+    "BoardBatch",
     "FixedPlacement",
     "Game",
     "GameOverError",
@@ -45,5 +47,6 @@ __all__ = [
     "RevealResult",
     "Snapshot",
     "Uncovered",
+    "generate_boards",
     "update_board",
 ]
