@@ -149,9 +149,9 @@ def generate_boards(
                 r, c = at[:, 0] + dr, at[:, 1] + dc
                 ok = (r >= 0) & (r < rows) & (c >= 0) & (c < cols)
                 grid[np.flatnonzero(ok), r[ok], c[ok]] = 2.0  # never among the smallest
-    layout = np.zeros((n, rows * cols), dtype=bool)
+    flat = np.zeros((n, rows * cols), dtype=bool)
     if mines:
         chosen = np.argpartition(keys, mines - 1, axis=1)[:, :mines]
-        np.put_along_axis(layout, chosen, True, axis=1)
-    layout = layout.reshape(n, rows, cols)
+        np.put_along_axis(flat, chosen, True, axis=1)
+    layout = flat.reshape(n, rows, cols)
     return BoardBatch(layout, adjacent_counts(layout))
