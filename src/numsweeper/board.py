@@ -247,6 +247,11 @@ class Board:
 
         return board_text(self)
 
+    def _repr_html_(self) -> str:
+        from .render import to_html
+
+        return to_html(self)
+
     # -- moves ----------------------------------------------------------------
 
     def reveal(self, row: int, col: int) -> Uncovered:

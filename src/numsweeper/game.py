@@ -148,6 +148,11 @@ class Snapshot:
 
         return visible_text(self.cells)
 
+    def _repr_html_(self) -> str:
+        from .render import to_html
+
+        return to_html(self)
+
 
 def _locked(method: Callable[P, T]) -> Callable[P, T]:
     """Run a Game method while holding the game's lock."""
@@ -364,6 +369,11 @@ class Game:
 
     def __str__(self) -> str:
         return str(self.snapshot())
+
+    def _repr_html_(self) -> str:
+        from .render import to_html
+
+        return to_html(self)
 
     # -- actions --------------------------------------------------------------
 

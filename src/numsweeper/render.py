@@ -1,22 +1,49 @@
-"""Presentation: text grids of boards and snapshots.
+"""Presentation: text grids, HTML tables and PNG images of boards.
 
 The core calls into this module only lazily, from ``__str__`` and
-``_repr_*_`` methods.
+``_repr_*_`` methods.  Nothing here decides game logic: it draws visible
+codes (and, for a :class:`~numsweeper.Board`, its mines and counts).
+
+Large boards never become giant HTML: above :data:`HTML_MAX_CELLS` cells the
+display is a down-sampled PNG, encoded by :func:`png_bytes` with numpy and
+zlib only, with a caption giving the true size.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import base64
+import html
+import struct
+import zlib
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
 from ._constants import EXPLODED, FLAG, HIDDEN, MINE, WRONG_FLAG
+from .errors import InvalidBoardError
 
 if TYPE_CHECKING:
     from .board import Board
 
-__all__ = ["SYMBOLS", "board_text", "visible_text"]
+__all__ = [
+    "BATCH_SHOW",
+    "DIGIT_COLORS",
+    "HTML_MAX_CELLS",
+    "IMAGE_MAX_SIDE",
+    "SYMBOLS",
+    "batch_html",
+    "board_text",
+    "boards_html",
+    "cell_rgb",
+    "check_visible",
+    "downsample",
+    "png_bytes",
+    "to_html",
+    "visible_text",
+]
 
 #: One character per visible code: digits for counts, '.' for 0.
 SYMBOLS: dict[int, str] = {
@@ -61,3 +88,558 @@ def board_text(board: Board) -> str:
     """
     cells = np.where(board.mines, MINE, board.counts).astype(np.int8)
     return visible_text(cells)
+
+
+# -- rich display (HTML and PNG) -----------------------------------------------
+
+#: Boards with more cells than this display as a down-sampled PNG image inside
+#: the HTML instead of a table (one ``<td>`` per cell stops being useful, and
+#: notebooks would grow by megabytes).  64 x 64 = 4096 cells; expert is 480.
+HTML_MAX_CELLS: Final = 4096
+
+#: Longest side, in pixels, of the down-sampled image of a large board.
+IMAGE_MAX_SIDE: Final = 512
+
+#: Boards a batch display shows at most.
+BATCH_SHOW: Final = 6
+
+#: Colour of each visible code in images (RGB), chosen to read at one pixel a
+#: cell: hidden cells mid grey, revealed cells light, numbers tinted with their
+#: traditional colour, flags orange, mines near black, the exploded mine red,
+#: wrong flags magenta.
+DIGIT_COLORS: Final[Mapping[int, str]] = MappingProxyType(
+    {
+        1: "#0000ff",  # blue
+        2: "#008000",  # green
+        3: "#ff0000",  # red
+        4: "#000080",  # navy
+        5: "#800000",  # maroon
+        6: "#008080",  # teal
+        7: "#000000",  # black
+        8: "#808080",  # grey
+    }
+)
+
+_REVEALED_RGB = (0xE4, 0xE4, 0xE4)
+
+
+def _hex(color: str) -> tuple[int, int, int]:
+    return (int(color[1:3], 16), int(color[3:5], 16), int(color[5:7], 16))
+
+
+def _palette() -> NDArray[np.uint8]:
+    """RGB per visible code, indexed by ``code % 256`` (so negatives work)."""
+    lut = np.zeros((256, 3), dtype=np.uint8)
+    lut[0] = _REVEALED_RGB
+    for n, color in DIGIT_COLORS.items():
+        # Half digit colour, half revealed background: numbers stay legible as
+        # a fringe around openings without looking like mines.
+        lut[n] = (np.add(_hex(color), _REVEALED_RGB) // 2).astype(np.uint8)
+    lut[int(HIDDEN) % 256] = (0x9E, 0x9E, 0x9E)
+    lut[int(FLAG) % 256] = (0xFF, 0x8C, 0x00)
+    lut[int(MINE) % 256] = (0x20, 0x20, 0x20)
+    lut[int(EXPLODED) % 256] = (0xFF, 0x00, 0x00)
+    lut[int(WRONG_FLAG) % 256] = (0xFF, 0x00, 0xFF)
+    return lut
+
+
+_PALETTE = _palette()
+_VALID = np.zeros(256, dtype=bool)
+_VALID[[code % 256 for code in SYMBOLS]] = True
+
+
+def check_visible(cells: ArrayLike, *, ndim: int = 2) -> NDArray[np.int8]:
+    """Return ``cells`` as an int8 array of visible codes, or raise.
+
+    Parameters
+    ----------
+    cells : array_like of int
+        Visible codes: ``0..8`` or one of the named negative constants.
+    ndim : int
+        The number of dimensions required (2 for a board, 3 for a batch).
+
+    Returns
+    -------
+    ndarray of int8
+
+    Raises
+    ------
+    InvalidBoardError
+        If the shape is wrong or a value is not a visible code.
+
+    Examples
+    --------
+    >>> import numsweeper as ns
+    >>> from numsweeper.render import check_visible
+    >>> check_visible([[0, 1], [ns.HIDDEN, ns.FLAG]]).dtype
+    dtype('int8')
+    >>> check_visible([[9]])
+    Traceback (most recent call last):
+        ...
+    numsweeper.errors.InvalidBoardError: cell (0, 0) holds 9, which is not a visible code
+    """
+    array = np.asarray(cells)
+    if array.ndim != ndim or 0 in array.shape:
+        raise InvalidBoardError(
+            f"visible cells must be a non-empty {ndim}-D array, got shape {array.shape}"
+        )
+    if array.dtype == bool or not np.issubdtype(array.dtype, np.integer):
+        raise InvalidBoardError(f"visible cells must hold integers, got dtype {array.dtype}")
+    bad = (array < -128) | (array > 127)
+    codes = array.astype(np.int8)
+    bad |= ~_VALID[codes.view(np.uint8)]
+    if bad.any():
+        where = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise InvalidBoardError(
+            f"cell {where} holds {array[where].item()!r}, which is not a visible code"
+        )
+    return codes
+
+
+def cell_rgb(cells: NDArray[np.int8]) -> NDArray[np.uint8]:
+    """Colour each visible code, one pixel per cell.
+
+    Parameters
+    ----------
+    cells : ndarray of int8, shape (rows, cols)
+        Visible codes.
+
+    Returns
+    -------
+    ndarray of uint8, shape (rows, cols, 3)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import numsweeper as ns
+    >>> from numsweeper.render import cell_rgb
+    >>> cell_rgb(np.array([[ns.EXPLODED, 0]], np.int8)).tolist()
+    [[[255, 0, 0], [228, 228, 228]]]
+    """
+    return _PALETTE[np.asarray(cells, dtype=np.int8).view(np.uint8)]
+
+
+def downsample(cells: NDArray[np.int8], *, max_side: int = IMAGE_MAX_SIDE) -> NDArray[np.uint8]:
+    """Colour a board of any size as an image at most ``max_side`` pixels a side.
+
+    Each pixel is the mean colour of the ``f`` x ``f`` block of cells it
+    covers, ``f = ceil(max(rows, cols) / max_side)``.  Blocks holding an
+    exploded mine are painted pure red so a loss stays visible at any scale.
+    Memory is one byte per cell of scratch plus the output.
+
+    Parameters
+    ----------
+    cells : ndarray of int8, shape (rows, cols)
+        Visible codes.
+    max_side : int
+        Longest side of the result, in pixels (at least 1).
+
+    Returns
+    -------
+    ndarray of uint8, shape (ceil(rows / f), ceil(cols / f), 3)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import numsweeper as ns
+    >>> from numsweeper.render import downsample
+    >>> cells = np.full((1000, 300), ns.HIDDEN, np.int8)
+    >>> cells[999, 299] = ns.EXPLODED
+    >>> image = downsample(cells, max_side=100)
+    >>> image.shape, image[-1, -1].tolist(), image[0, 0].tolist()
+    ((100, 30, 3), [255, 0, 0], [158, 158, 158])
+    """
+    if max_side < 1:
+        raise ValueError(f"max_side must be >= 1, got {max_side!r}")
+    codes = np.asarray(cells, dtype=np.int8)
+    rows, cols = codes.shape
+    f = -(-max(rows, cols) // max_side)
+    if f == 1:
+        return cell_rgb(codes)
+    row_starts = np.arange(0, rows, f)
+    col_starts = np.arange(0, cols, f)
+    area = np.outer(np.diff(row_starts, append=rows), np.diff(col_starts, append=cols))
+    index = codes.view(np.uint8)
+    image = np.empty((len(row_starts), len(col_starts), 3), dtype=np.uint8)
+    for channel in range(3):
+        # One channel at a time keeps scratch memory at one byte per cell.
+        values = _PALETTE[:, channel][index]
+        sums = np.add.reduceat(values, row_starts, axis=0, dtype=np.uint32)
+        sums = np.add.reduceat(sums, col_starts, axis=1)
+        image[..., channel] = (sums + area // 2) // area
+    boom = np.argwhere(codes == EXPLODED)
+    if len(boom):
+        image[boom[:, 0] // f, boom[:, 1] // f] = _PALETTE[int(EXPLODED) % 256]
+    return image
+
+
+def png_bytes(rgb: ArrayLike) -> bytes:
+    """Encode an RGB image as PNG with nothing but numpy and zlib.
+
+    Parameters
+    ----------
+    rgb : array_like of uint8, shape (height, width, 3)
+
+    Returns
+    -------
+    bytes
+        A valid 8-bit truecolour PNG file.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numsweeper.render import png_bytes
+    >>> data = png_bytes(np.zeros((2, 3, 3), np.uint8))
+    >>> data[:8], int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+    (b'\\x89PNG\\r\\n\\x1a\\n', 3, 2)
+    """
+    image = np.asarray(rgb)
+    if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8 or 0 in image.shape:
+        raise ValueError(
+            f"rgb must be a non-empty uint8 array of shape (h, w, 3), "
+            f"got {image.dtype} {image.shape}"
+        )
+    height, width = image.shape[:2]
+    raw = np.zeros((height, 1 + 3 * width), dtype=np.uint8)  # filter byte 0: None
+    raw[:, 1:] = image.reshape(height, 3 * width)
+
+    def chunk(tag: bytes, data: bytes) -> bytes:
+        crc = zlib.crc32(tag + data) & 0xFFFFFFFF
+        return struct.pack(">I", len(data)) + tag + data + struct.pack(">I", crc)
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"".join(
+        (
+            b"\x89PNG\r\n\x1a\n",
+            chunk(b"IHDR", header),
+            chunk(b"IDAT", zlib.compress(raw.tobytes(), 6)),
+            chunk(b"IEND", b""),
+        )
+    )
+
+
+_RAISED = "inset 2px 2px #fff,inset -2px -2px #7b7b7b"
+_CSS = (
+    "<style>"
+    ".ns-view{display:inline-block;margin:2px 8px 8px 0;vertical-align:top}"
+    ".ns-caption{font:12px sans-serif;color:#444;margin:0 0 3px 0}"
+    "table.ns-board{border-collapse:separate!important;border-spacing:0!important;"
+    "border:none!important;margin:0!important;table-layout:fixed}"
+    "table.ns-board.ns-framed{border:3px solid!important;"
+    "border-color:#7b7b7b #fff #fff #7b7b7b!important}"
+    "table.ns-board tr{background:none!important}"
+    "table.ns-board td,table.ns-board th{width:18px!important;min-width:18px;max-width:18px;"
+    "height:18px!important;padding:0!important;border:none!important;box-sizing:border-box;"
+    "text-align:center!important;vertical-align:middle!important;"
+    "font:bold 13px/18px Verdana,Tahoma,sans-serif!important}"
+    "table.ns-board td{background:#c0c0c0!important;box-shadow:inset 1px 1px #808080}"
+    "table.ns-board th{background:none!important;color:#888!important;"
+    "font:9px/18px monospace!important}"
+    f"table.ns-board td.ns-hidden,table.ns-board td.ns-flag{{box-shadow:{_RAISED}}}"
+    "table.ns-board td.ns-flag,table.ns-board td.ns-wrong{color:#e00000!important}"
+    "table.ns-board td.ns-mine{color:#000!important}"
+    "table.ns-board td.ns-exploded{color:#000!important;background:#ff0000!important}"
+    "table.ns-board td.ns-wrong{background:"
+    "linear-gradient(45deg,transparent 44%,#000 44%,#000 56%,transparent 56%),"
+    "linear-gradient(-45deg,transparent 44%,#000 44%,#000 56%,transparent 56%),"
+    "#c0c0c0!important}"
+    + "".join(
+        f"table.ns-board td.ns-n{n}{{color:{color}!important}}" for n, color in DIGIT_COLORS.items()
+    )
+    + ".ns-batch{display:flex;flex-wrap:wrap;align-items:flex-start}"
+    "img.ns-image{image-rendering:pixelated;image-rendering:crisp-edges;"
+    "border:1px solid #7b7b7b}"
+    "</style>"
+)
+
+# One <td> per code, indexed by code % 256.
+_TD = np.full(256, "", dtype=object)
+_TD[0] = '<td class="ns-n0"></td>'
+for _n in range(1, 9):
+    _TD[_n] = f'<td class="ns-n{_n}">{_n}</td>'
+_TD[int(HIDDEN) % 256] = '<td class="ns-hidden"></td>'
+_TD[int(FLAG) % 256] = '<td class="ns-flag">&#9873;</td>'
+_TD[int(MINE) % 256] = '<td class="ns-mine">&#9679;</td>'
+_TD[int(EXPLODED) % 256] = '<td class="ns-exploded">&#9679;</td>'
+_TD[int(WRONG_FLAG) % 256] = '<td class="ns-wrong">&#9873;</td>'
+
+#: Largest side for which single-board tables get row and column labels.
+_LABEL_MAX_SIDE = 40
+
+
+def _table(codes: NDArray[np.int8], labels: bool) -> str:
+    cells = _TD[codes.view(np.uint8)]
+    # The sunken frame would enclose the labels too, so labelled tables go without.
+    parts = ['<table class="ns-board">' if labels else '<table class="ns-board ns-framed">']
+    if labels:
+        parts.append(
+            "<tr><th></th>" + "".join(f"<th>{c}</th>" for c in range(codes.shape[1])) + "</tr>"
+        )
+    for r, row in enumerate(cells):
+        head = f"<th>{r}</th>" if labels else ""
+        parts.append("<tr>" + head + "".join(row) + "</tr>")
+    parts.append("</table>")
+    return "".join(parts)
+
+
+def _image(codes: NDArray[np.int8], max_side: int) -> str:
+    rows, cols = codes.shape
+    rgb = downsample(codes, max_side=max_side)
+    height, width = rgb.shape[:2]
+    f = -(-max(rows, cols) // max_side)
+    # Small images are blown up by the browser (pixelated) to a readable size.
+    zoom = max(1, 256 // max(height, width))
+    data = base64.b64encode(png_bytes(rgb)).decode("ascii")
+    note = f"{rows:,}&#215;{cols:,} = {rows * cols:,} cells, " + (
+        f"down-sampled: 1 pixel = {f}&#215;{f} cells" if f > 1 else "1 pixel per cell"
+    )
+    return (
+        f'<img class="ns-image" width="{width * zoom}" height="{height * zoom}" '
+        f'alt="{rows}x{cols} board" src="data:image/png;base64,{data}"/>'
+        f'<div class="ns-caption ns-size">{note}</div>'
+    )
+
+
+def _view(
+    codes: NDArray[np.int8],
+    caption: str,
+    *,
+    max_cells: int,
+    labels: bool | None,
+    max_side: int = IMAGE_MAX_SIDE,
+) -> str:
+    rows, cols = codes.shape
+    if rows * cols > max_cells:
+        body = _image(codes, max_side)
+    else:
+        if labels is None:
+            labels = max(rows, cols) <= _LABEL_MAX_SIDE
+        body = _table(codes, labels)
+    return f'<div class="ns-view"><div class="ns-caption">{html.escape(caption)}</div>{body}</div>'
+
+
+def _layout_codes(mines: NDArray[np.bool_], counts: NDArray[np.int8]) -> NDArray[np.int8]:
+    return np.where(mines, MINE, counts).astype(np.int8)
+
+
+def to_html(
+    obj: Any,
+    *,
+    caption: str | None = None,
+    max_cells: int = HTML_MAX_CELLS,
+    labels: bool | None = None,
+) -> str:
+    """Render a board, game, snapshot or visible array as HTML in the classic look.
+
+    Hidden cells are raised grey squares, digits wear their traditional
+    colours (1 blue, 2 green, 3 red, 4 navy, 5 maroon, 6 teal, 7 black,
+    8 grey), flags are red, the exploded mine sits on red and wrong flags are
+    crossed out.  A :class:`~numsweeper.Board` shows its mines and counts.
+    Boards above ``max_cells`` cells become a down-sampled PNG (see
+    :func:`downsample`) with a caption giving the true size, so the HTML stays
+    small at any size.  This is what the ``_repr_html_`` methods return.
+
+    Parameters
+    ----------
+    obj : Board, Game, Snapshot or array_like of int8, shape (rows, cols)
+        What to show; an array holds visible codes.
+    caption : str, optional
+        Text above the board (escaped); by default a summary of ``obj``.
+    max_cells : int
+        Largest board drawn as a table, :data:`HTML_MAX_CELLS` by default.
+    labels : bool, optional
+        Row and column numbers around the table; by default shown up to 40
+        cells a side.
+
+    Returns
+    -------
+    str
+        A self-contained HTML fragment (its own ``<style>``).
+
+    Raises
+    ------
+    TypeError
+        If ``obj`` is none of the types above.
+    InvalidBoardError
+        If an array is not 2-D or holds a value that is not a visible code.
+
+    Examples
+    --------
+    >>> import numsweeper as ns
+    >>> from numsweeper.render import to_html
+    >>> game = ns.Game.new(3, 3, 1, strategy=ns.FixedPlacement([(0, 0)]))
+    >>> _ = game.reveal(2, 2)
+    >>> page = to_html(game)
+    >>> page.count("<td"), page.count('class="ns-flag"'), page.count('class="ns-n1"')
+    (9, 1, 3)
+    >>> "<img" in to_html(ns.Board.create(100, 100, 10, ns.RandomPlacement(seed=0)))
+    True
+    """
+    from .board import Board
+    from .game import Game, Snapshot
+
+    summary: str
+    if isinstance(obj, Board):
+        codes = _layout_codes(obj.mines, obj.counts)
+        summary = f"Board {obj.rows}×{obj.cols}, {obj.mine_count} mines"
+    elif isinstance(obj, Game):
+        snap = obj.snapshot()
+        codes = snap.cells
+        summary = (
+            f"Game {obj.rows}×{obj.cols}, {obj.mine_count} mines · {snap.state.name} · "
+            f"mines left: {snap.mines_left}"
+        )
+    elif isinstance(obj, Snapshot):
+        codes = obj.cells
+        summary = (
+            f"Snapshot {obj.rows}×{obj.cols} · {obj.state.name} · mines left: {obj.mines_left}"
+        )
+    elif isinstance(obj, (np.ndarray, list, tuple)):
+        codes = check_visible(obj)
+        summary = f"{codes.shape[0]}×{codes.shape[1]} cells"
+    else:
+        raise TypeError(
+            f"to_html needs a Board, Game, Snapshot or array of visible codes, "
+            f"got {type(obj).__name__}"
+        )
+    return _CSS + _view(
+        codes, summary if caption is None else caption, max_cells=max_cells, labels=labels
+    )
+
+
+def _state_name(state: Any) -> str:
+    return str(getattr(state, "name", state))
+
+
+def batch_html(
+    visible: ArrayLike,
+    *,
+    states: Sequence[Any] | None = None,
+    mines_left: ArrayLike | None = None,
+    caption: str | None = None,
+    limit: int = BATCH_SHOW,
+    max_cells: int = HTML_MAX_CELLS,
+) -> str:
+    """Show the first boards of a batch of games in a grid, with their indices.
+
+    Only the first ``limit`` boards are touched, so a batch of any length
+    displays at once.  Each board is a table, or an image above
+    ``max_cells`` cells, as in :func:`to_html`.
+
+    Parameters
+    ----------
+    visible : array_like of int8, shape (n, rows, cols)
+        Visible codes of each game (``BatchGame.visible``).
+    states : sequence of GameState, shape (n,), optional
+        Shown next to each index.
+    mines_left : array_like of int, shape (n,), optional
+        Shown next to each index.
+    caption : str, optional
+        Text above the grid (escaped); by default the batch's size.
+    limit : int
+        Boards shown at most, :data:`BATCH_SHOW` by default.
+    max_cells : int
+        Largest board drawn as a table.
+
+    Returns
+    -------
+    str
+        A self-contained HTML fragment.
+
+    Raises
+    ------
+    InvalidBoardError
+        If ``visible`` is not 3-D or its first boards hold invalid codes.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import numsweeper as ns
+    >>> from numsweeper.render import batch_html
+    >>> visible = np.full((10, 4, 5), ns.HIDDEN, np.int8)
+    >>> page = batch_html(visible, states=[ns.GameState.IN_PROGRESS] * 10)
+    >>> page.count("<table"), page.count("<td"), "#5 · IN_PROGRESS" in page
+    (6, 120, True)
+    """
+    array = np.asarray(visible)
+    if array.ndim != 3:
+        raise InvalidBoardError(f"visible must be 3-D (n, rows, cols), got shape {array.shape}")
+    n, rows, cols = array.shape
+    shown = min(n, max(int(limit), 0))
+    head = caption
+    if head is None:
+        head = f"{n:,} games {rows}×{cols}" + (f", showing #0–#{shown - 1}" if shown < n else "")
+    views = []
+    if shown:
+        codes = check_visible(array[:shown], ndim=3)
+        left = None if mines_left is None else np.asarray(mines_left)
+        for i in range(shown):
+            label = f"#{i}"
+            if states is not None:
+                label += f" · {_state_name(states[i])}"
+            if left is not None:
+                label += f" · {int(left[i])} left"
+            views.append(_view(codes[i], label, max_cells=max_cells, labels=False, max_side=256))
+    return (
+        _CSS
+        + f'<div class="ns-caption">{html.escape(head)}</div>'
+        + f'<div class="ns-batch">{"".join(views)}</div>'
+    )
+
+
+def boards_html(
+    mines: ArrayLike,
+    counts: ArrayLike,
+    *,
+    caption: str | None = None,
+    limit: int = BATCH_SHOW,
+    max_cells: int = HTML_MAX_CELLS,
+) -> str:
+    """Show the first layouts of a board batch (mines and counts) with indices.
+
+    Parameters
+    ----------
+    mines : array_like of bool, shape (n, rows, cols)
+        Mine layouts (``BoardBatch.mines``).
+    counts : array_like of int8, shape (n, rows, cols)
+        Adjacent counts (``BoardBatch.counts``).
+    caption : str, optional
+        Text above the grid (escaped); by default the batch's size.
+    limit : int
+        Boards shown at most.
+    max_cells : int
+        Largest board drawn as a table.
+
+    Returns
+    -------
+    str
+        A self-contained HTML fragment.
+
+    Raises
+    ------
+    InvalidBoardError
+        If the arrays are not 3-D of one shape.
+
+    Examples
+    --------
+    >>> import numsweeper as ns
+    >>> from numsweeper.render import boards_html
+    >>> batch = ns.generate_boards(1000, 9, 9, 10, seed=0)
+    >>> page = boards_html(batch.mines, batch.counts, limit=2)
+    >>> page.count("<td"), page.count('class="ns-mine"')
+    (162, 20)
+    """
+    m, c = np.asarray(mines), np.asarray(counts)
+    if m.ndim != 3 or m.shape != c.shape:
+        raise InvalidBoardError(
+            f"mines and counts must be 3-D of one shape, got {m.shape} and {c.shape}"
+        )
+    n, rows, cols = m.shape
+    shown = min(n, max(int(limit), 0))
+    if caption is None:
+        mine_count = int(np.count_nonzero(m[0])) if n else 0
+        caption = f"{n:,} boards {rows}×{cols}, {mine_count} mines" + (
+            f", showing #0–#{shown - 1}" if shown < n else ""
+        )
+    codes = _layout_codes(m[:shown], c[:shown])
+    return batch_html(codes, caption=caption, limit=shown, max_cells=max_cells)

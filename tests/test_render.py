@@ -1,0 +1,304 @@
+"""HTML and PNG rendering: structure on small boards, the size cut-off, the encoder."""
+
+from __future__ import annotations
+
+import html
+import re
+import struct
+import zlib
+from html.parser import HTMLParser
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+import numsweeper as ns
+from numsweeper import render
+from numsweeper.render import (
+    HTML_MAX_CELLS,
+    batch_html,
+    boards_html,
+    downsample,
+    png_bytes,
+    to_html,
+    visible_text,
+)
+
+CODES = [*range(9), ns.HIDDEN, ns.FLAG, ns.MINE, ns.EXPLODED, ns.WRONG_FLAG]
+
+
+def boards(side: int) -> st.SearchStrategy[np.ndarray]:
+    shape = st.tuples(st.integers(1, side), st.integers(1, side))
+    return arrays(np.int8, shape, elements=st.sampled_from(CODES))
+
+
+# Plain reference: the class and text every code must get.
+EXPECTED = {
+    **{n: (f"ns-n{n}", str(n) if n else "") for n in range(9)},
+    int(ns.HIDDEN): ("ns-hidden", ""),
+    int(ns.FLAG): ("ns-flag", "\u2691"),
+    int(ns.MINE): ("ns-mine", "\u25cf"),
+    int(ns.EXPLODED): ("ns-exploded", "\u25cf"),
+    int(ns.WRONG_FLAG): ("ns-wrong", "\u2691"),
+}
+
+
+class Cells(HTMLParser):
+    """Collect the rows of <td> (class, text) and the <th> labels of the first table."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rows: list[list[tuple[str, str]]] = []
+        self.th: list[str] = []
+        self.imgs: list[dict[str, str | None]] = []
+        self._in: str | None = None
+        self._text = ""
+        self._class = ""
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "tr":
+            self.rows.append([])
+        elif tag in ("td", "th"):
+            self._in, self._text = tag, ""
+            self._class = dict(attrs).get("class") or ""
+        elif tag == "img":
+            self.imgs.append(dict(attrs))
+
+    def handle_data(self, data: str) -> None:
+        if self._in:
+            self._text += data
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "td":
+            self.rows[-1].append((self._class, self._text))
+        elif tag == "th":
+            self.th.append(self._text)
+        if tag in ("td", "th"):
+            self._in = None
+
+
+def parse(page: str) -> Cells:
+    parser = Cells()
+    parser.feed(page)
+    return parser
+
+
+def cell_grid(page: str) -> list[list[tuple[str, str]]]:
+    return [row for row in parse(page).rows if row]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    arrays(
+        np.int8, st.tuples(st.integers(1, 12), st.integers(1, 12)), elements=st.sampled_from(CODES)
+    )
+)
+def test_every_cell_gets_its_class_and_text(cells: np.ndarray) -> None:
+    grid = cell_grid(to_html(cells))
+    assert grid == [[EXPECTED[int(v)] for v in row] for row in cells.tolist()]
+
+
+def test_snapshot_game_and_board_display() -> None:
+    game = ns.Game.new(3, 4, 2, strategy=ns.FixedPlacement([(0, 0), (2, 3)]))
+    game.reveal(0, 3)
+    game.toggle_flag(1, 0)  # a wrong flag
+    snap = game.snapshot()
+    assert snap._repr_html_() == to_html(snap)
+    assert game._repr_html_() == to_html(game)
+    assert "IN_PROGRESS" in game._repr_html_() and "mines left: 1" in game._repr_html_()
+    assert [c for c, _ in cell_grid(to_html(snap))[1]] == ["ns-flag", "ns-n1", "ns-n1", "ns-n1"]
+    game.reveal(0, 0)  # boom
+    grid = cell_grid(game._repr_html_())
+    assert grid[0][0] == ("ns-exploded", "\u25cf")
+    assert grid[1][0] == ("ns-wrong", "\u2691")
+    assert grid[2][3] == ("ns-mine", "\u25cf")
+    assert "LOST" in game._repr_html_()
+
+    board = game.board
+    assert board is not None
+    grid = cell_grid(board._repr_html_())
+    want = np.where(board.mines, ns.MINE, board.counts).tolist()
+    assert grid == [[EXPECTED[v] for v in row] for row in want]
+    assert "Board 3×4, 2 mines" in board._repr_html_()
+
+
+def test_text_rendering_is_unchanged() -> None:
+    game = ns.Game.new(2, 3, 1, strategy=ns.FixedPlacement([(0, 0)]))
+    game.reveal(1, 2)
+    assert str(game.snapshot()) == "#1.\n#1."
+    assert str(game) == visible_text(game.snapshot().cells)
+    assert str(ns.Board([[True, False, False]])) == "*1."
+
+
+def test_labels_and_caption_escaping() -> None:
+    cells = np.full((2, 3), ns.HIDDEN, np.int8)
+    page = to_html(cells, caption='<script>alert("x")</script> & co')
+    assert "<script>" not in page
+    assert html.escape('<script>alert("x")</script> & co') in page
+    assert parse(page).th == ["", "0", "1", "2", "0", "1"]
+    assert parse(to_html(cells, labels=False)).th == []
+    assert parse(to_html(np.full((2, 41), ns.HIDDEN, np.int8))).th == []
+
+
+@pytest.mark.parametrize("bad", [[[9]], [[-6]], [[300]], [[0.5]], [0, 1], [[True]]])
+def test_bad_arrays_are_rejected(bad: object) -> None:
+    with pytest.raises(ns.InvalidBoardError):
+        to_html(bad)
+
+
+def test_unknown_objects_are_rejected() -> None:
+    with pytest.raises(TypeError, match="got str"):
+        to_html("###")
+
+
+def test_size_cut_off() -> None:
+    at_limit = np.zeros((64, HTML_MAX_CELLS // 64), np.int8)
+    page = to_html(at_limit)
+    assert page.count("<td") == HTML_MAX_CELLS and "<img" not in page
+    over = np.zeros((64, HTML_MAX_CELLS // 64 + 1), np.int8)
+    page = to_html(over)
+    assert "<td" not in page and page.count("<img") == 1
+    assert f"64&#215;65 = {64 * 65:,} cells" in page
+    assert "<td" not in to_html(np.zeros((3, 3), np.int8), max_cells=8)
+
+
+def test_large_board_html_stays_small() -> None:
+    game = ns.Game.new(2000, 1500, 450_000, seed=1)
+    game.reveal(5, 5)
+    page = to_html(game)
+    assert len(page) < 400_000
+    (img,) = parse(page).imgs
+    assert "2,000&#215;1,500 = 3,000,000 cells" in page
+    assert "1 pixel = 4&#215;4 cells" in page
+    png = decode_png(base64_payload(img["src"]))
+    assert png.shape == (500, 375, 3)
+
+
+def base64_payload(src: str | None) -> bytes:
+    import base64
+
+    assert src is not None and src.startswith("data:image/png;base64,")
+    return base64.b64decode(src.split(",", 1)[1])
+
+
+def decode_png(data: bytes) -> np.ndarray:
+    """A plain PNG reader for 8-bit RGB, filter 0: checks every CRC."""
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    pos, chunks = 8, []
+    while pos < len(data):
+        (length,) = struct.unpack(">I", data[pos : pos + 4])
+        tag, body = data[pos + 4 : pos + 8], data[pos + 8 : pos + 8 + length]
+        (crc,) = struct.unpack(">I", data[pos + 8 + length : pos + 12 + length])
+        assert crc == zlib.crc32(tag + body) & 0xFFFFFFFF
+        chunks.append((tag, body))
+        pos += 12 + length
+    assert chunks[0][0] == b"IHDR" and chunks[-1] == (b"IEND", b"")
+    width, height, depth, kind, _, _, _ = struct.unpack(">IIBBBBB", chunks[0][1])
+    assert (depth, kind) == (8, 2)
+    raw = zlib.decompress(b"".join(b for t, b in chunks if t == b"IDAT"))
+    rows = [raw[i * (1 + 3 * width) : (i + 1) * (1 + 3 * width)] for i in range(height)]
+    assert all(row[0] == 0 for row in rows)
+    return np.array([list(row[1:]) for row in rows], np.uint8).reshape(height, width, 3)
+
+
+@settings(max_examples=30, deadline=None)
+@given(arrays(np.uint8, st.tuples(st.integers(1, 9), st.integers(1, 9), st.just(3))))
+def test_png_round_trip(rgb: np.ndarray) -> None:
+    assert np.array_equal(decode_png(png_bytes(rgb)), rgb)
+
+
+def test_png_rejects_bad_input() -> None:
+    with pytest.raises(ValueError, match="uint8"):
+        png_bytes(np.zeros((2, 2, 3), np.float64))
+    with pytest.raises(ValueError, match="shape"):
+        png_bytes(np.zeros((2, 2), np.uint8))
+
+
+def reference_downsample(cells: np.ndarray, max_side: int) -> np.ndarray:
+    rows, cols = cells.shape
+    f = -(-max(rows, cols) // max_side)
+    out = np.zeros((-(-rows // f), -(-cols // f), 3), np.uint8)
+    for i in range(out.shape[0]):
+        for j in range(out.shape[1]):
+            block = cells[i * f : (i + 1) * f, j * f : (j + 1) * f]
+            colours = [render.cell_rgb(np.array([[v]], np.int8))[0, 0] for v in block.ravel()]
+            total = np.sum(colours, axis=0)
+            out[i, j] = (total + len(colours) // 2) // len(colours)
+            if (block == ns.EXPLODED).any():
+                out[i, j] = (255, 0, 0)
+    return out
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    arrays(
+        np.int8, st.tuples(st.integers(1, 25), st.integers(1, 25)), elements=st.sampled_from(CODES)
+    ),
+    st.integers(1, 8),
+)
+def test_downsample_matches_block_means(cells: np.ndarray, max_side: int) -> None:
+    got = downsample(cells, max_side=max_side)
+    assert max(got.shape[:2]) <= max_side
+    assert np.array_equal(got, reference_downsample(cells, max_side))
+
+
+def test_digit_colours_are_traditional() -> None:
+    assert dict(render.DIGIT_COLORS) == {
+        1: "#0000ff",
+        2: "#008000",
+        3: "#ff0000",
+        4: "#000080",
+        5: "#800000",
+        6: "#008080",
+        7: "#000000",
+        8: "#808080",
+    }
+    for n, colour in render.DIGIT_COLORS.items():
+        assert re.search(rf"td\.ns-n{n}\{{color:{colour}", to_html(np.zeros((1, 1), np.int8)))
+
+
+def test_batch_shows_first_boards_with_indices() -> None:
+    visible = np.full((10, 3, 4), ns.HIDDEN, np.int8)
+    visible[2, 0, 0] = ns.FLAG
+    states = [ns.GameState.IN_PROGRESS] * 9 + [ns.GameState.WON]
+    page = batch_html(visible, states=states, mines_left=np.arange(10))
+    assert page.count("<table") == render.BATCH_SHOW
+    assert page.count("<td") == render.BATCH_SHOW * 12
+    assert page.count('class="ns-flag"') == 1
+    for i in range(render.BATCH_SHOW):
+        assert f"#{i} · IN_PROGRESS · {i} left" in page
+    assert "#6" not in page.replace("#0–#5", "")
+    assert "10 games 3×4, showing #0–#5" in page
+    assert batch_html(visible, limit=20).count("<table") == 10
+    assert batch_html(visible[:0]).count("<table") == 0
+
+
+def test_batch_only_validates_what_it_shows() -> None:
+    visible = np.zeros((3, 2, 2), np.int8)
+    visible[2, 0, 0] = 42
+    assert batch_html(visible, limit=2).count("<table") == 2
+    with pytest.raises(ns.InvalidBoardError, match="42"):
+        batch_html(visible)
+    with pytest.raises(ns.InvalidBoardError, match="3-D"):
+        batch_html(np.zeros((2, 2), np.int8))
+
+
+def test_batch_of_large_boards_shows_images() -> None:
+    page = batch_html(np.zeros((2, 100, 100), np.int8))
+    assert page.count("<img") == 2 and "<td" not in page
+
+
+def test_boards_html_shows_layouts() -> None:
+    batch = ns.generate_boards(50, 5, 6, 7, seed=3)
+    page = boards_html(batch.mines, batch.counts, limit=3)
+    assert "50 boards 5×6, 7 mines, showing #0–#2" in page
+    tables = page.split("<table")[1:]
+    assert len(tables) == 3
+    for i, table in enumerate(tables):
+        grid = cell_grid("<table" + table)
+        want = np.where(batch.mines[i], ns.MINE, batch.counts[i]).tolist()
+        assert grid == [[EXPECTED[v] for v in row] for row in want]
+    with pytest.raises(ns.InvalidBoardError, match="one shape"):
+        boards_html(batch.mines, batch.counts[:, :2])
