@@ -1,0 +1,337 @@
+"""Matplotlib plots of boards and of metric distributions.
+
+Needs the optional extra ``numsweeper[plot]`` (matplotlib); ``import
+numsweeper`` never imports this module.  Every function takes ``ax=None``
+(a new figure through :mod:`matplotlib.pyplot`) or an existing ``Axes``,
+draws on it and returns it.  Nothing here needs a display: the figures work
+under the headless ``Agg`` backend.
+
+Examples
+--------
+>>> import numsweeper as ns
+>>> from matplotlib.figure import Figure
+>>> from numsweeper.plot import plot_board
+>>> game = ns.Game.from_preset("beginner", seed=1, first_click="opening")
+>>> _ = game.reveal(4, 4)
+>>> ax = plot_board(game, Figure().add_subplot())
+>>> ax.get_title()
+'Game 9×9, 10 mines · IN_PROGRESS'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+try:
+    from matplotlib.axes import Axes
+    from matplotlib.colors import LinearSegmentedColormap
+except ImportError as exc:  # pragma: no cover - exercised by a monkeypatched import
+    raise ImportError(
+        "numsweeper.plot needs matplotlib; install it with: pip install numsweeper[plot]"
+    ) from exc
+
+from ._constants import EXPLODED, FLAG, HIDDEN, MINE, WRONG_FLAG
+from .board import Board
+from .game import Game, Snapshot
+from .render import DIGIT_COLORS, check_visible, downsample
+
+__all__ = ["TEXT_MAX_CELLS", "plot_board", "plot_distribution"]
+
+#: Boards up to this many cells get digits, flags and mines drawn as text and
+#: a grid; larger ones are drawn as an image alone (text would be unreadable).
+TEXT_MAX_CELLS = 1024
+
+# Longest side of the image handed to imshow: larger boards are block-averaged
+# first (see numsweeper.render.downsample) so drawing costs the same at 10^8.
+_IMAGE_SIDE = 2048
+
+_BACKGROUND = {
+    int(HIDDEN): "#a9a9a9",
+    int(FLAG): "#a9a9a9",
+    int(MINE): "#e4e4e4",
+    int(EXPLODED): "#ff0000",
+    int(WRONG_FLAG): "#e4e4e4",
+}
+_MARKS = {int(FLAG): ("F", "#d00000"), int(MINE): ("*", "#000000"), int(EXPLODED): ("*", "#000")}
+_MARKS[int(WRONG_FLAG)] = ("X", "#d00000")
+
+# Safe green through yellow to mine red, for probabilities.
+_HEAT = LinearSegmentedColormap.from_list("numsweeper_heat", ["#1a9850", "#fee08b", "#d73027"])
+
+
+def _codes(obj: Any, show_mines: bool) -> tuple[NDArray[np.int8], str]:
+    """Visible codes to draw and a title, for any object plot_board accepts."""
+    if isinstance(obj, Board):
+        return np.where(obj.mines, MINE, obj.counts).astype(np.int8), (
+            f"Board {obj.rows}×{obj.cols}, {obj.mine_count} mines"
+        )
+    if show_mines and not isinstance(obj, Game):
+        raise ValueError(
+            f"show_mines=True needs a Game or Board, got {type(obj).__name__}: "
+            "a visible state does not know where the mines are"
+        )
+    if isinstance(obj, Game):
+        snap = obj.snapshot()
+        cells = snap.cells
+        board = obj.board
+        if show_mines and board is not None:
+            cells = np.where((cells == HIDDEN) & board.mines, MINE, cells).astype(np.int8)
+        return cells, f"Game {obj.rows}×{obj.cols}, {obj.mine_count} mines · {snap.state.name}"
+    if isinstance(obj, Snapshot):
+        return obj.cells, f"{obj.rows}×{obj.cols} · {obj.state.name}"
+    if isinstance(obj, (np.ndarray, list, tuple)):
+        cells = check_visible(obj)
+        return cells, f"{cells.shape[0]}×{cells.shape[1]}"
+    raise TypeError(
+        f"plot_board needs a Board, Game, Snapshot or array of visible codes, "
+        f"got {type(obj).__name__}"
+    )
+
+
+def _new_axes() -> Axes:
+    import matplotlib.pyplot as plt
+
+    _, ax = plt.subplots()
+    return ax
+
+
+def _check_probabilities(probabilities: Any, shape: tuple[int, int]) -> NDArray[np.float64]:
+    values = getattr(probabilities, "probabilities", probabilities)  # an Analysis works too
+    array = np.asarray(values, dtype=np.float64)
+    if array.shape != shape:
+        raise ValueError(f"probabilities must have the board's shape {shape}, got {array.shape}")
+    finite = array[np.isfinite(array)]
+    if ((finite < 0) | (finite > 1)).any() or np.isinf(array).any():
+        raise ValueError("probabilities must lie in [0, 1] (NaN for revealed cells)")
+    return array
+
+
+def _block_nanmean(values: NDArray[np.float64], f: int) -> NDArray[np.float64]:
+    """Mean of the finite values in each f x f block; NaN where a block has none."""
+    rows, cols = values.shape
+    starts = np.arange(0, rows, f), np.arange(0, cols, f)
+    finite = np.isfinite(values)
+    totals = np.add.reduceat(np.where(finite, values, 0.0), starts[0], axis=0)
+    totals = np.add.reduceat(totals, starts[1], axis=1)
+    counts = np.add.reduceat(finite.astype(np.int64), starts[0], axis=0)
+    counts = np.add.reduceat(counts, starts[1], axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(counts > 0, totals / np.maximum(counts, 1), np.nan)
+
+
+def plot_board(
+    obj: Any,
+    ax: Axes | None = None,
+    *,
+    show_mines: bool = False,
+    probabilities: ArrayLike | None = None,
+) -> Axes:
+    """Draw a board crisply at any size, optionally under a probability heat map.
+
+    Small boards (up to :data:`TEXT_MAX_CELLS` cells) show a grid, digits in
+    their traditional colours, ``F`` for flags, ``*`` for mines (the exploded
+    one on red) and ``X`` for wrong flags.  Larger boards are one image with
+    nearest-neighbour interpolation, each pixel a cell (block-averaged above
+    2048 cells a side, the exploded mine kept red).  Axes are in cell
+    coordinates at every size: ``x`` is the column, ``y`` the row.
+
+    Parameters
+    ----------
+    obj : Board, Game, Snapshot or array_like of int8, shape (rows, cols)
+        A :class:`~numsweeper.Board` shows its mines and counts; a game or
+        snapshot shows what the player sees; an array holds visible codes.
+    ax : matplotlib.axes.Axes, optional
+        Where to draw; a new figure by default.
+    show_mines : bool
+        For a :class:`~numsweeper.Game`, also mark the mines under hidden
+        cells.
+    probabilities : array_like of float, shape (rows, cols), optional
+        Mine probabilities of hidden cells (NaN elsewhere), such as
+        ``numsweeper.solver.analyze(...).probabilities`` (the analysis itself
+        is accepted too), overlaid as a heat map with a colour bar.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Raises
+    ------
+    TypeError
+        If ``obj`` is none of the types above.
+    ValueError
+        If ``show_mines`` is set for a visible state alone, or
+        ``probabilities`` has the wrong shape or values outside [0, 1].
+    InvalidBoardError
+        If an array is not 2-D or holds a value that is not a visible code.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import numsweeper as ns
+    >>> from matplotlib.figure import Figure
+    >>> from numsweeper.plot import plot_board
+    >>> board = ns.Board.create(16, 30, 99, ns.RandomPlacement(seed=0))
+    >>> ax = plot_board(board, Figure().add_subplot())
+    >>> ax.images[0].get_array().shape
+    (16, 30, 3)
+    >>> len(ax.texts) == int(np.count_nonzero(board.mines | (board.counts > 0)))
+    True
+    >>> game = ns.Game.new(3, 3, 1, strategy=ns.FixedPlacement([(0, 0)]))
+    >>> _ = game.toggle_flag(0, 0)
+    >>> heat = np.full((3, 3), 1 / 8)
+    >>> ax = plot_board(game, Figure().add_subplot(), probabilities=heat)
+    >>> len(ax.images), ax.images[1].get_clim()
+    (2, (0.0, 1.0))
+    """
+    cells, title = _codes(obj, show_mines)
+    rows, cols = cells.shape
+    heat = None if probabilities is None else _check_probabilities(probabilities, (rows, cols))
+    if ax is None:
+        ax = _new_axes()
+    extent = (-0.5, cols - 0.5, rows - 0.5, -0.5)
+    small = rows * cols <= TEXT_MAX_CELLS
+    if small:
+        palette = np.array(
+            [_hex(_BACKGROUND.get(code, "#e4e4e4")) for code in range(-128, 128)], dtype=np.uint8
+        )
+        rgb = palette[cells.astype(np.int16) + 128]
+    else:
+        rgb = downsample(cells, max_side=_IMAGE_SIDE)
+    ax.imshow(rgb, interpolation="nearest", extent=extent, aspect="equal")
+    if small:
+        _draw_marks(ax, cells)
+        ax.set_xticks(np.arange(-0.5, cols, 1), minor=True)
+        ax.set_yticks(np.arange(-0.5, rows, 1), minor=True)
+        ax.grid(which="minor", color="#7b7b7b", linewidth=0.6)
+        ax.tick_params(which="minor", length=0)
+        if max(rows, cols) <= 30:
+            ax.set_xticks(np.arange(cols))
+            ax.set_yticks(np.arange(rows))
+            ax.tick_params(labelsize=7, length=0)
+    if heat is not None:
+        f = -(-max(rows, cols) // _IMAGE_SIDE)
+        shown = heat if f == 1 else _block_nanmean(heat, f)
+        image = ax.imshow(
+            np.ma.masked_invalid(shown),
+            cmap=_HEAT,
+            vmin=0.0,
+            vmax=1.0,
+            alpha=0.8,
+            interpolation="nearest",
+            extent=extent,
+            aspect="equal",
+        )
+        ax.figure.colorbar(image, ax=ax, label="mine probability", shrink=0.8)
+        if small:
+            for r, c in np.argwhere(np.isfinite(heat) & (cells == HIDDEN)).tolist():
+                ax.text(c, r, f"{heat[r, c]:.0%}"[:-1], ha="center", va="center", fontsize=6)
+    ax.set_xlim(-0.5, cols - 0.5)
+    ax.set_ylim(rows - 0.5, -0.5)
+    ax.set_xlabel("col")
+    ax.set_ylabel("row")
+    ax.set_title(title)
+    return ax
+
+
+def _hex(color: str) -> tuple[int, int, int]:
+    return (int(color[1:3], 16), int(color[3:5], 16), int(color[5:7], 16))
+
+
+def _draw_marks(ax: Axes, cells: NDArray[np.int8]) -> None:
+    """Digits in their colours and symbols for flags and mines (small boards only)."""
+    size = 9 if max(cells.shape) <= 30 else 6
+    for r, c in np.argwhere((cells > 0) | (cells < HIDDEN)).tolist():
+        code = int(cells[r, c])
+        if code in DIGIT_COLORS:
+            text, color = str(code), DIGIT_COLORS[code]
+        elif code in _MARKS:
+            text, color = _MARKS[code]
+        else:  # pragma: no cover - every code above 0 or below HIDDEN is covered
+            continue
+        ax.text(c, r, text, ha="center", va="center", color=color, fontsize=size, weight="bold")
+
+
+def plot_distribution(
+    values: ArrayLike,
+    ax: Axes | None = None,
+    *,
+    label: str | None = None,
+    bins: int | str | Sequence[float] | None = None,
+) -> Axes:
+    """Histogram of a metric (3BV, openings, clicks...) with its mean and sd marked.
+
+    Bars show the fraction of values per bin, so histograms of different
+    sample sizes can share one ``ax``: call again with another ``label``.
+    The mean is a solid line, mean +/- sd dashed lines, and the legend gives
+    both with the sample size.
+
+    Parameters
+    ----------
+    values : array_like of number, shape (n,)
+        The sample, ``n >= 1``, all finite.
+    ax : matplotlib.axes.Axes, optional
+        Where to draw; a new figure by default.
+    label : str, optional
+        Name of the sample in the legend.
+    bins : int, str or array_like, optional
+        As for :meth:`matplotlib.axes.Axes.hist`; by default one bin per
+        integer for integer data spanning at most 400 values, else ``'auto'``.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Raises
+    ------
+    ValueError
+        If ``values`` is empty, not 1-D, or holds NaN or infinity.
+    TypeError
+        If ``values`` is not numeric.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from matplotlib.figure import Figure
+    >>> from numsweeper.plot import plot_distribution
+    >>> sample = np.random.default_rng(0).normal(174, 19, 10_000).round()
+    >>> ax = plot_distribution(sample, Figure().add_subplot(), label="expert 3BV")
+    >>> ax.get_legend().get_texts()[0].get_text()
+    'expert 3BV: mean 174.1, sd 19.0 (n=10,000)'
+    """
+    array = np.asarray(values)
+    if array.dtype == bool or not np.issubdtype(array.dtype, np.number):
+        raise TypeError(f"values must be numeric, got dtype {array.dtype}")
+    array = array.ravel() if array.ndim == 0 else array
+    if array.ndim != 1 or array.size == 0:
+        raise ValueError(f"values must be a non-empty 1-D array, got shape {array.shape}")
+    if not np.isfinite(array).all():
+        raise ValueError("values must be finite (no NaN or infinity)")
+    data = array.astype(np.float64)
+    if ax is None:
+        ax = _new_axes()
+    if bins is None:
+        lo, hi = float(data.min()), float(data.max())
+        integral = bool(np.all(data == np.round(data)))
+        if integral and hi - lo <= 400:
+            bins = (np.arange(lo, hi + 2) - 0.5).tolist()
+        else:  # weighted hist cannot estimate edges itself
+            bins = np.histogram_bin_edges(data, "auto").tolist()
+    mean = float(data.mean())
+    sd = float(data.std(ddof=1)) if data.size > 1 else 0.0
+    name = f"{label}: " if label else ""
+    text = f"{name}mean {mean:.1f}, sd {sd:.1f} (n={data.size:,})"
+    weights = np.full(data.size, 1.0 / data.size)
+    color = f"C{len(ax.containers) % 10}"  # one colour per histogram sharing this ax
+    ax.hist(data, bins=bins, weights=weights, color=color, alpha=0.55, label=text)
+    ax.axvline(mean, color=color, linewidth=1.5)
+    for edge in (mean - sd, mean + sd):
+        ax.axvline(edge, color=color, linewidth=1.0, linestyle="--")
+    ax.set_ylabel("fraction")
+    if label and not ax.get_xlabel():
+        ax.set_xlabel(label)
+    ax.legend(fontsize=8)
+    return ax

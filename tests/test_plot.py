@@ -1,0 +1,221 @@
+"""ns.plot: headless PNGs, what is drawn, argument checks, and the missing-extra error."""
+
+from __future__ import annotations
+
+import importlib
+import io
+import subprocess
+import sys
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+import numsweeper as ns
+
+matplotlib = pytest.importorskip("matplotlib")  # the `plot` extra is part of `test`
+from matplotlib.figure import Figure  # noqa: E402
+
+from numsweeper.plot import TEXT_MAX_CELLS, plot_board, plot_distribution  # noqa: E402
+
+
+def axes() -> matplotlib.axes.Axes:
+    return Figure(figsize=(4, 3), dpi=50).add_subplot()
+
+
+def png_pixels(ax: matplotlib.axes.Axes) -> np.ndarray:
+    buffer = io.BytesIO()
+    ax.figure.savefig(buffer, format="png")
+    buffer.seek(0)
+    return matplotlib.image.imread(buffer, format="png")
+
+
+def lost_game() -> ns.Game:
+    game = ns.Game.new(4, 5, 3, strategy=ns.FixedPlacement([(0, 0), (1, 1), (3, 4)]))
+    game.reveal(3, 0)
+    game.toggle_flag(0, 4)  # wrong
+    game.toggle_flag(1, 1)  # right
+    game.reveal(0, 0)
+    return game
+
+
+def test_board_png_is_headless_sized_and_not_blank() -> None:
+    assert matplotlib.get_backend().lower() == "agg"
+    pixels = png_pixels(plot_board(lost_game(), axes()))
+    assert pixels.shape[:2] == (150, 200)
+    colours = np.unique(pixels.reshape(-1, pixels.shape[2]), axis=0)
+    assert len(colours) > 20
+    assert pixels[..., :3].std() > 0.1
+
+
+def test_small_board_marks_every_cell_that_needs_one() -> None:
+    game = lost_game()
+    cells = game.snapshot().cells
+    ax = plot_board(game, axes())
+    marks = sorted(
+        (round(t.get_position()[1]), round(t.get_position()[0]), t.get_text()) for t in ax.texts
+    )
+    symbol = {int(ns.FLAG): "F", int(ns.MINE): "*", int(ns.EXPLODED): "*", int(ns.WRONG_FLAG): "X"}
+    want = sorted(
+        (r, c, str(v) if v > 0 else symbol[v])
+        for (r, c), v in np.ndenumerate(cells.astype(int))
+        if v > 0 or v in symbol
+    )
+    assert marks == want
+    assert ax.get_title() == "Game 4×5, 3 mines · LOST"
+    image = ax.images[0].get_array()
+    assert image.shape == (4, 5, 3)
+    assert tuple(image[0, 0]) == (255, 0, 0)  # the exploded mine on red
+
+
+def test_board_shows_layout_and_game_can_show_mines() -> None:
+    game = ns.Game.new(5, 5, 4, strategy=ns.FixedPlacement([(0, 0), (0, 4), (4, 0), (3, 3)]))
+    game.reveal(0, 2)
+    game.toggle_flag(0, 0)
+    assert game.state is ns.GameState.IN_PROGRESS
+    assert [t.get_text() for t in plot_board(game, axes()).texts].count("*") == 0
+    shown = plot_board(game, axes(), show_mines=True)
+    assert [t.get_text() for t in shown.texts].count("*") == 3  # the flagged one stays a flag
+    assert [t.get_text() for t in shown.texts].count("F") == 1
+    assert game.board is not None
+    layout = plot_board(game.board, axes())
+    assert [t.get_text() for t in layout.texts].count("*") == 4
+    assert len(layout.texts) == int(np.count_nonzero(game.board.mines | (game.board.counts > 0)))
+    with pytest.raises(ValueError, match="show_mines"):
+        plot_board(game.snapshot(), axes(), show_mines=True)
+    with pytest.raises(TypeError, match="got dict"):
+        plot_board({}, axes())
+    with pytest.raises(ns.InvalidBoardError):
+        plot_board([[0, 12]], axes())
+
+
+def test_unplaced_game_with_show_mines_shows_hidden_cells() -> None:
+    game = ns.Game.new(4, 4, 3, seed=0, first_click="safe")
+    assert len(plot_board(game, axes(), show_mines=True).texts) == 0
+
+
+def test_large_board_is_one_crisp_image_without_text() -> None:
+    side = 5000
+    cells = np.full((side, side // 2), ns.HIDDEN, np.int8)
+    cells[:100, :100] = 0
+    ax = plot_board(cells, axes())
+    (image,) = ax.images
+    assert image.get_array().shape == (1667, 834, 3)  # 3x3 cells a pixel
+    assert image.get_interpolation() == "nearest"
+    assert len(ax.texts) == 0
+    assert ax.get_xlim() == (-0.5, side // 2 - 0.5)  # cell coordinates at any size
+    assert ax.get_ylim() == (side - 0.5, -0.5)
+    pixels = png_pixels(ax)
+    assert pixels[..., :3].std() > 0.05
+
+
+def test_text_threshold() -> None:
+    rows = TEXT_MAX_CELLS // 32
+    assert len(plot_board(np.ones((rows, 32), np.int8), axes()).texts) == TEXT_MAX_CELLS
+    assert len(plot_board(np.ones((rows, 33), np.int8), axes()).texts) == 0
+
+
+def test_probability_heat_map() -> None:
+    game = lost_game()
+    cells = game.snapshot().cells
+    heat = np.where(cells < 0, 0.25, np.nan)
+    heat[2, 2] = np.nan if cells[2, 2] >= 0 else 0.9
+    ax = plot_board(ns.Game.new(4, 5, 3, seed=1), axes(), probabilities=heat)
+    _, overlay = ax.images
+    assert overlay.get_clim() == (0.0, 1.0)
+    assert np.ma.is_masked(overlay.get_array())
+    assert np.array_equal(overlay.get_array().mask, np.isnan(heat))
+    assert len(ax.figure.axes) == 2  # the colour bar
+    assert [t.get_text() for t in ax.texts].count("25") == int(np.sum(heat == 0.25))
+    analysis = SimpleNamespace(probabilities=np.full((4, 5), 0.5))
+    assert len(plot_board(ns.Game.new(4, 5, 3), axes(), probabilities=analysis).images) == 2
+    with pytest.raises(ValueError, match=r"shape \(4, 5\)"):
+        plot_board(game, axes(), probabilities=np.zeros((5, 4)))
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        plot_board(game, axes(), probabilities=np.full((4, 5), 1.5))
+
+
+def test_large_probability_map_is_block_averaged() -> None:
+    heat = np.full((4100, 10), np.nan)
+    heat[:3] = 0.3
+    heat[3, 0] = 0.9
+    heat[0, 9] = np.nan
+    ax = plot_board(np.full((4100, 10), ns.HIDDEN, np.int8), axes(), probabilities=heat)
+    shown = ax.images[1].get_array()
+    assert shown.shape == (1367, 4)  # 3x3 cells a pixel
+    assert shown[0, 0] == pytest.approx(0.3)
+    assert shown[1, 0] == pytest.approx(0.9)
+    assert shown[0, 3] == pytest.approx(0.3)  # the last, partial block
+    assert shown.mask[2:].all()
+
+
+def test_distribution_marks_mean_and_sd() -> None:
+    values = np.random.default_rng(5).integers(100, 250, 5000)
+    ax = plot_distribution(values, axes(), label="3BV")
+    mean, sd = values.mean(), values.std(ddof=1)
+    lines = sorted(line.get_xdata()[0] for line in ax.lines)
+    assert lines == pytest.approx([mean - sd, mean, mean + sd])
+    text = ax.get_legend().get_texts()[0].get_text()
+    assert text == f"3BV: mean {mean:.1f}, sd {sd:.1f} (n=5,000)"
+    heights = [p.get_height() for p in ax.patches]
+    assert sum(heights) == pytest.approx(1.0)
+    assert len(heights) == values.max() - values.min() + 1  # one bin per integer
+    assert ax.get_xlabel() == "3BV"
+
+
+def test_distributions_share_an_axes() -> None:
+    ax = axes()
+    plot_distribution([1.5, 2.5, 2.0], ax, label="a")
+    plot_distribution(np.arange(10), ax, label="b")
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert labels[0].startswith("a: mean 2.0, sd 0.5 (n=3)")
+    assert labels[1].startswith("b: mean 4.5")
+    colours = {line.get_color() for line in ax.lines}
+    assert colours == {"C0", "C1"}
+    plot_distribution([7], ax)  # one value: sd 0, no label needed
+
+
+@pytest.mark.parametrize(
+    ("values", "error"),
+    [([], ValueError), ([1.0, np.nan], ValueError), ([[1, 2]], ValueError), (["a"], TypeError)],
+)
+def test_distribution_rejects_bad_values(values: object, error: type[Exception]) -> None:
+    with pytest.raises(error):
+        plot_distribution(values, axes())
+
+
+def test_new_figure_when_no_axes_given() -> None:
+    import matplotlib.pyplot as plt
+
+    try:
+        ax = plot_board(ns.Board.create(3, 3, 1, ns.RandomPlacement(seed=0)))
+        ax2 = plot_distribution([1, 2, 3])
+        assert ax.figure is not ax2.figure
+        assert plt.get_fignums() != []
+    finally:
+        plt.close("all")
+
+
+def test_missing_matplotlib_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in [m for m in sys.modules if m.split(".")[0] == "matplotlib"] + ["matplotlib"]:
+        monkeypatch.setitem(sys.modules, name, None)
+    monkeypatch.delitem(sys.modules, "numsweeper.plot", raising=False)
+    with pytest.raises(ImportError, match=r"pip install numsweeper\[plot\]"):
+        importlib.import_module("numsweeper.plot")
+
+
+def test_core_imports_without_matplotlib() -> None:
+    code = (
+        "import sys; sys.modules['matplotlib'] = None\n"
+        "import numsweeper as ns\n"
+        "game = ns.Game.from_preset('expert', seed=0)\n"
+        "assert '<table' in game._repr_html_()\n"
+        "try:\n"
+        "    from numsweeper import plot\n"
+        "except ImportError as exc:\n"
+        "    print(exc)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert "pip install numsweeper[plot]" in out.stdout
