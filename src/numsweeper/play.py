@@ -1,0 +1,448 @@
+"""Play Minesweeper in a terminal: ``numsweeper play``.
+
+A line-oriented front end on the public :class:`~numsweeper.Game` API, so it
+works the same typed by hand or scripted through a pipe::
+
+    $ printf 'r 4 4\\nf 0 0\\nq\\n' | numsweeper play --preset beginner --seed 1
+
+Commands (``ROW COL`` count from 0, as the labels show):
+
+==============  ====================================================
+``r ROW COL``   reveal a cell
+``f ROW COL``   flag or unflag a cell
+``c ROW COL``   chord: reveal around a number whose flags are all set
+``h``           hint (needs :mod:`numsweeper.solver`)
+``b``           show the board again
+``?``           help
+``q``           quit
+==============  ====================================================
+
+A malformed or illegal command prints one line and changes nothing.  The
+game ends with WON or LOST and the full board.  ``q`` and the end of input
+exit with status 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import secrets
+import sys
+import time
+from collections.abc import Callable
+from typing import Any, TextIO
+
+import numpy as np
+
+from ._constants import EXPLODED, FLAG, HIDDEN, MINE, PRESETS, WRONG_FLAG
+from .errors import MinesweeperError
+from .game import Game, GameState, Snapshot
+from .render import SYMBOLS
+
+__all__ = ["HELP", "add_parser", "main", "render_screen", "run"]
+
+HELP = """\
+commands (ROW and COL count from 0, as labelled):
+  r ROW COL   reveal a cell            f ROW COL   flag or unflag a cell
+  c ROW COL   chord around a number    h           hint
+  b           show the board again     ?           this help
+  q           quit
+symbols: # hidden  F flag  . empty  1-8 mines around  * mine  X exploded  ! wrong flag"""
+
+_VERBS = {
+    "r": "reveal",
+    "reveal": "reveal",
+    "o": "reveal",
+    "open": "reveal",
+    "f": "flag",
+    "flag": "flag",
+    "c": "chord",
+    "chord": "chord",
+    "h": "hint",
+    "hint": "hint",
+    "b": "board",
+    "board": "board",
+    "?": "help",
+    "help": "help",
+    "q": "quit",
+    "quit": "quit",
+    "exit": "quit",
+}
+
+# ANSI colours for a real terminal: the traditional digit colours as near as
+# 16-colour terminals get.
+_ANSI = {
+    1: "94",
+    2: "32",
+    3: "91",
+    4: "34",
+    5: "31",
+    6: "36",
+    7: "37",
+    8: "90",
+    int(FLAG): "1;91",
+    int(MINE): "1",
+    int(EXPLODED): "1;97;41",
+    int(WRONG_FLAG): "1;95",
+    int(HIDDEN): "90",
+}
+
+
+def _add_arguments(parser: argparse.ArgumentParser) -> None:
+    size = parser.add_argument_group("board (a preset, or all of --rows, --cols and --mines)")
+    size.add_argument("--preset", choices=list(PRESETS), help="named board (default: beginner)")
+    size.add_argument("--rows", type=int, metavar="R", help="number of rows")
+    size.add_argument("--cols", type=int, metavar="C", help="number of columns")
+    size.add_argument("--mines", type=int, metavar="M", help="number of mines")
+    parser.add_argument("--seed", type=int, metavar="S", help="seed for the layout (random)")
+    parser.add_argument(
+        "--first-click",
+        choices=["safe", "opening", "none"],
+        default="safe",
+        help="safe: the first cell is never a mine (default); opening: it always opens "
+        "an area; none: mines are laid before the first click",
+    )
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Register the ``play`` subcommand on an argparse subparsers object.
+
+    The subcommand's handler is stored as the ``func`` default, so a CLI can
+    dispatch with ``args.func(args)``.
+
+    Parameters
+    ----------
+    subparsers : argparse._SubParsersAction
+        What ``ArgumentParser.add_subparsers()`` returned.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        The ``play`` parser.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> from numsweeper import play
+    >>> parser = argparse.ArgumentParser(prog="numsweeper")
+    >>> _ = play.add_parser(parser.add_subparsers(dest="command"))
+    >>> args = parser.parse_args(["play", "--preset", "expert", "--seed", "3"])
+    >>> args.command, args.preset, args.seed, args.first_click, args.func is play.run
+    ('play', 'expert', 3, 'safe', True)
+    """
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "play",
+        help="play a game in the terminal",
+        description="Play Minesweeper in the terminal; commands are read line by line, "
+        "so a game can be scripted through a pipe.",
+        epilog=HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _add_arguments(parser)
+    parser.set_defaults(func=run)
+    return parser
+
+
+def _new_game(args: argparse.Namespace) -> tuple[Game, str]:
+    """The game the arguments ask for, and a one-line description of it."""
+    dims = (args.rows, args.cols, args.mines)
+    given = [d is not None for d in dims]
+    if args.preset is not None and any(given):
+        raise ValueError("give --preset or --rows/--cols/--mines, not both")
+    if any(given) and not all(given):
+        raise ValueError("--rows, --cols and --mines go together: give all three")
+    seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
+    rule = None if args.first_click == "none" else args.first_click
+    if all(given):
+        name = "custom"
+        game = Game.new(args.rows, args.cols, args.mines, seed=seed, first_click=rule)
+    else:
+        name = args.preset or "beginner"
+        game = Game.from_preset(name, seed=seed, first_click=rule)
+    mines = f"{game.mine_count} mine{'' if game.mine_count == 1 else 's'}"
+    about = f"{name} {game.rows}x{game.cols}, {mines}, first click: {args.first_click}, seed {seed}"
+    return game, about
+
+
+def render_screen(snap: Snapshot, *, elapsed: float = 0.0, color: bool = False) -> str:
+    """Draw a snapshot with row and column labels and a status line.
+
+    Columns take two characters each; labels of 10 or more columns are
+    written downwards (tens above units).
+
+    Parameters
+    ----------
+    snap : Snapshot
+        What to draw.
+    elapsed : float
+        Seconds shown in the status line.
+    color : bool
+        Use ANSI colours (for a real terminal).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> import numsweeper as ns
+    >>> from numsweeper.play import render_screen
+    >>> game = ns.Game.new(3, 11, 1, strategy=ns.FixedPlacement([(0, 0)]))
+    >>> _ = game.reveal(2, 10)
+    >>> print(render_screen(game.snapshot(), elapsed=7.4))
+                           1
+       0 1 2 3 4 5 6 7 8 9 0
+    0  F 1 . . . . . . . . .
+    1  1 1 . . . . . . . . .
+    2  . . . . . . . . . . .
+    mines left: 1   time: 7 s   WON
+    """
+    rows, cols = snap.rows, snap.cols
+    pad = len(str(rows - 1))
+    labels = [str(c).rjust(len(str(cols - 1))) for c in range(cols)]
+    lines = []
+    for place in range(len(labels[0])):
+        digits = " ".join(label[place] for label in labels)
+        lines.append(" " * (pad + 2) + digits)
+    codes = snap.cells
+    symbols = np.array([SYMBOLS[code] for code in range(-5, 9)], dtype=object)
+    if color:
+        symbols = np.array(
+            [
+                f"\x1b[{_ANSI[code]}m{SYMBOLS[code]}\x1b[0m" if code in _ANSI else SYMBOLS[code]
+                for code in range(-5, 9)
+            ],
+            dtype=object,
+        )
+    grid = symbols[codes.astype(np.intp) + 5]
+    for r in range(rows):
+        lines.append(f"{r:>{pad}}  " + " ".join(grid[r]))
+    lines.append(f"mines left: {snap.mines_left}   time: {int(elapsed)} s   {snap.state.name}")
+    return "\n".join(lines)
+
+
+class _Session:
+    """One game at the terminal: parses commands and prints the results."""
+
+    def __init__(
+        self,
+        game: Game,
+        out: TextIO,
+        *,
+        color: bool,
+    ) -> None:
+        self.game = game
+        self.out = out
+        self.color = color
+        self.clock: Callable[[], float] = time.monotonic
+        self.started: float | None = None
+        self.stopped: float | None = None
+
+    def say(self, text: str) -> None:
+        print(text, file=self.out, flush=True)
+
+    def elapsed(self) -> float:
+        if self.started is None:
+            return 0.0
+        end = self.stopped if self.stopped is not None else self.clock()
+        return end - self.started
+
+    def show(self) -> None:
+        self.say(render_screen(self.game.snapshot(), elapsed=self.elapsed(), color=self.color))
+
+    def handle(self, line: str) -> bool:
+        """Carry out one command line; False when the session should end."""
+        words = line.replace(",", " ").split()
+        if not words:
+            return True
+        verb = _VERBS.get(words[0].lower())
+        if verb is None:
+            self.say(f"unknown command {words[0]!r}; type ? for help")
+            return True
+        if verb == "quit":
+            self.say("bye")
+            return False
+        if verb in ("help", "board", "hint"):
+            if len(words) > 1:
+                self.say(f"{words[0]} takes no arguments; type ? for help")
+            elif verb == "help":
+                self.say(HELP)
+            elif verb == "board":
+                self.show()
+            else:
+                self.hint()
+            return True
+        return self.move(verb, words)
+
+    def move(self, verb: str, words: list[str]) -> bool:
+        if len(words) != 3:
+            self.say(f"usage: {words[0]} ROW COL, e.g. {words[0]} 3 4")
+            return True
+        try:
+            row, col = int(words[1]), int(words[2])
+        except ValueError:
+            self.say(f"ROW and COL must be whole numbers, got {words[1]!r} {words[2]!r}")
+            return True
+        game = self.game
+        if not (0 <= row < game.rows and 0 <= col < game.cols):
+            self.say(
+                f"({row}, {col}) is off the board: rows 0..{game.rows - 1}, cols 0..{game.cols - 1}"
+            )
+            return True
+        before = game.snapshot()
+        try:
+            if verb == "flag":
+                game.toggle_flag(row, col)
+            else:
+                if self.started is None and verb == "reveal":
+                    self.started = self.clock()
+                result = game.reveal(row, col) if verb == "reveal" else game.chord(row, col)
+                if len(result) == 0:
+                    self.say(self.no_op(verb, before, row, col))
+                    return True
+        except MinesweeperError as exc:
+            self.say(f"not allowed: {exc}")
+            return True
+        if game.state is not GameState.IN_PROGRESS:
+            self.stopped = self.clock()
+            if self.started is None:
+                self.started = self.stopped
+            self.show()
+            self.finish()
+            return False
+        self.show()
+        return True
+
+    def no_op(self, verb: str, before: Snapshot, row: int, col: int) -> str:
+        if verb == "reveal":
+            return f"({row}, {col}) is already revealed"
+        value = int(before.cells[row, col])
+        if value <= 0:
+            return f"nothing to chord at ({row}, {col}): chord a revealed number"
+        return (
+            f"nothing to chord at ({row}, {col}): it needs exactly {value} "
+            f"flag{'s' if value > 1 else ''} around it and a hidden cell to open"
+        )
+
+    def finish(self) -> None:
+        seconds = int(self.elapsed())
+        if self.game.state is GameState.WON:
+            self.say(f"*** WON *** board cleared in {seconds} s")
+        else:
+            hit = np.argwhere(self.game.snapshot().cells == EXPLODED).tolist()
+            where = ", ".join(f"{r} {c}" for r, c in hit)
+            self.say(f"*** LOST *** you hit a mine at {where} after {seconds} s")
+
+    def hint(self) -> None:
+        try:
+            # Looked up at run time: the solver is optional for this module.
+            hint = importlib.import_module("numsweeper.solver").hint
+        except (ImportError, AttributeError):
+            self.say("hints need the solver (numsweeper.solver), which this installation lacks")
+            return
+        try:
+            advice = hint(self.game)
+        except Exception as exc:  # a failing hint must not end the game
+            self.say(f"no hint: {exc}")
+            return
+        row, col = int(advice.row), int(advice.col)
+        if advice.certain:
+            self.say(f"hint: reveal {row} {col} (certainly safe)")
+        else:
+            self.say(f"hint: reveal {row} {col} (mine probability {advice.probability:.1%})")
+
+
+def run(
+    args: argparse.Namespace,
+    stdin: TextIO = sys.stdin,
+    stdout: TextIO = sys.stdout,
+) -> int:
+    """Play one game, reading commands from ``stdin``; return the exit status.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        Parsed ``play`` arguments: ``preset``, ``rows``, ``cols``, ``mines``,
+        ``seed`` and ``first_click``.
+    stdin, stdout : text streams
+        Where commands come from and where the board goes.
+
+    Returns
+    -------
+    int
+        0 when the game ends, on ``q`` and at the end of input; 2 for bad
+        arguments (the message goes to standard error).
+
+    Examples
+    --------
+    >>> import argparse, io
+    >>> from numsweeper import play
+    >>> args = argparse.Namespace(preset=None, rows=1, cols=3, mines=1, seed=0,
+    ...                           first_click="none")
+    >>> out = io.StringIO()
+    >>> play.run(args, io.StringIO("zap\\nq\\n"), out)
+    0
+    >>> print(out.getvalue())
+    numsweeper: custom 1x3, 1 mine, first click: none, seed 0 -- type ? for help
+       0 1 2
+    0  # # #
+    mines left: 1   time: 0 s   IN_PROGRESS
+    unknown command 'zap'; type ? for help
+    bye
+    <BLANKLINE>
+    """
+    try:
+        game, about = _new_game(args)
+    except (ValueError, TypeError) as exc:
+        print(f"numsweeper play: error: {exc}", file=sys.stderr)
+        return 2
+    interactive = bool(getattr(stdin, "isatty", lambda: False)())
+    color = bool(getattr(stdout, "isatty", lambda: False)()) and "NO_COLOR" not in os.environ
+    session = _Session(game, stdout, color=color)
+    session.say(f"numsweeper: {about} -- type ? for help")
+    session.show()
+    while True:
+        if interactive:
+            stdout.write("> ")
+            stdout.flush()
+        line = stdin.readline()
+        if not line:
+            session.say("bye (end of input)")
+            return 0
+        if not session.handle(line):
+            return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``python -m numsweeper.play``: parse ``argv`` and play.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        Arguments after the program name; ``sys.argv[1:]`` by default.
+
+    Returns
+    -------
+    int
+        The exit status of :func:`run`.
+
+    Examples
+    --------
+    >>> import io, sys
+    >>> from numsweeper.play import main
+    >>> main(["--rows", "2"])
+    2
+    """
+    parser = argparse.ArgumentParser(
+        prog="numsweeper play",
+        description="Play Minesweeper in the terminal.",
+        epilog=HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _add_arguments(parser)
+    return run(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
