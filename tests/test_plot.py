@@ -219,3 +219,14 @@ def test_core_imports_without_matplotlib() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
     )
     assert "pip install numsweeper[plot]" in out.stdout
+
+
+def test_show_mines_on_a_large_board_darkens_their_pixels() -> None:
+    game = ns.Game.new(100, 100, 2, strategy=ns.FixedPlacement([(50, 50), (0, 99)]))
+    game.toggle_flag(0, 99)
+    plain = plot_board(game, axes()).images[0].get_array()
+    shown = plot_board(game, axes(), show_mines=True).images[0].get_array()
+    assert tuple(plain[50, 50]) == (0x9E, 0x9E, 0x9E)
+    assert tuple(shown[50, 50]) == (0x20, 0x20, 0x20)
+    assert tuple(shown[0, 99]) == tuple(plain[0, 99]) == (0xFF, 0x8C, 0x00)  # flags stay flags
+    assert np.count_nonzero((shown != plain).any(axis=2)) == 1

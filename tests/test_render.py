@@ -115,6 +115,7 @@ def test_snapshot_game_and_board_display() -> None:
     assert grid[1][0] == ("ns-wrong", "\u2691")
     assert grid[2][3] == ("ns-mine", "\u25cf")
     assert "LOST" in game._repr_html_()
+    assert "mines left" not in game._repr_html_()  # only while playing
 
     board = game.board
     assert board is not None

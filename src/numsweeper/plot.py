@@ -63,11 +63,14 @@ _MARKS[int(WRONG_FLAG)] = ("X", "#d00000")
 _HEAT = LinearSegmentedColormap.from_list("numsweeper_heat", ["#1a9850", "#fee08b", "#d73027"])
 
 
-def _codes(obj: Any, show_mines: bool) -> tuple[NDArray[np.int8], str]:
-    """Visible codes to draw and a title, for any object plot_board accepts."""
+def _codes(obj: Any, show_mines: bool) -> tuple[NDArray[np.int8], NDArray[np.bool_], str]:
+    """Visible codes, mines under hidden cells to mark, and a title for ``obj``."""
+    no_mines = np.zeros((0, 0), dtype=bool)
     if isinstance(obj, Board):
-        return np.where(obj.mines, MINE, obj.counts).astype(np.int8), (
-            f"Board {obj.rows}×{obj.cols}, {obj.mine_count} mines"
+        return (
+            np.where(obj.mines, MINE, obj.counts).astype(np.int8),
+            no_mines,
+            f"Board {obj.rows}×{obj.cols}, {obj.mine_count} mines",
         )
     if show_mines and not isinstance(obj, Game):
         raise ValueError(
@@ -76,16 +79,17 @@ def _codes(obj: Any, show_mines: bool) -> tuple[NDArray[np.int8], str]:
         )
     if isinstance(obj, Game):
         snap = obj.snapshot()
-        cells = snap.cells
         board = obj.board
+        hidden_mines = no_mines
         if show_mines and board is not None:
-            cells = np.where((cells == HIDDEN) & board.mines, MINE, cells).astype(np.int8)
-        return cells, f"Game {obj.rows}×{obj.cols}, {obj.mine_count} mines · {snap.state.name}"
+            hidden_mines = (snap.cells == HIDDEN) & board.mines
+        title = f"Game {obj.rows}×{obj.cols}, {obj.mine_count} mines · {snap.state.name}"
+        return snap.cells, hidden_mines, title
     if isinstance(obj, Snapshot):
-        return obj.cells, f"{obj.rows}×{obj.cols} · {obj.state.name}"
+        return obj.cells, no_mines, f"{obj.rows}×{obj.cols} · {obj.state.name}"
     if isinstance(obj, (np.ndarray, list, tuple)):
         cells = check_visible(obj)
-        return cells, f"{cells.shape[0]}×{cells.shape[1]}"
+        return cells, no_mines, f"{cells.shape[0]}×{cells.shape[1]}"
     raise TypeError(
         f"plot_board needs a Board, Game, Snapshot or array of visible codes, "
         f"got {type(obj).__name__}"
@@ -148,7 +152,8 @@ def plot_board(
         Where to draw; a new figure by default.
     show_mines : bool
         For a :class:`~numsweeper.Game`, also mark the mines under hidden
-        cells.
+        cells (a grey ``*`` on the hidden cell; a dark pixel on large
+        boards).
     probabilities : array_like of float, shape (rows, cols), optional
         Mine probabilities of hidden cells (NaN elsewhere), such as
         ``numsweeper.solver.analyze(...).probabilities`` (the analysis itself
@@ -187,7 +192,7 @@ def plot_board(
     >>> len(ax.images), ax.images[1].get_clim()
     (2, (0.0, 1.0))
     """
-    cells, title = _codes(obj, show_mines)
+    cells, hidden_mines, title = _codes(obj, show_mines)
     rows, cols = cells.shape
     heat = None if probabilities is None else _check_probabilities(probabilities, (rows, cols))
     if ax is None:
@@ -200,10 +205,14 @@ def plot_board(
         )
         rgb = palette[cells.astype(np.int16) + 128]
     else:
-        rgb = downsample(cells, max_side=_IMAGE_SIDE)
+        # At one pixel a cell, a hidden mine can only be a darker pixel.
+        shown = np.where(hidden_mines, MINE, cells).astype(np.int8) if hidden_mines.size else cells
+        rgb = downsample(shown, max_side=_IMAGE_SIDE)
     ax.imshow(rgb, interpolation="nearest", extent=extent, aspect="equal")
     if small:
         _draw_marks(ax, cells)
+        for r, c in np.argwhere(hidden_mines).tolist():  # on the raised grey, in grey
+            ax.text(c, r, "*", ha="center", va="center", color="#404040", fontsize=9)
         ax.set_xticks(np.arange(-0.5, cols, 1), minor=True)
         ax.set_yticks(np.arange(-0.5, rows, 1), minor=True)
         ax.grid(which="minor", color="#7b7b7b", linewidth=0.6)
@@ -214,9 +223,9 @@ def plot_board(
             ax.tick_params(labelsize=7, length=0)
     if heat is not None:
         f = -(-max(rows, cols) // _IMAGE_SIDE)
-        shown = heat if f == 1 else _block_nanmean(heat, f)
+        overlay = heat if f == 1 else _block_nanmean(heat, f)
         image = ax.imshow(
-            np.ma.masked_invalid(shown),
+            np.ma.masked_invalid(overlay),
             cmap=_HEAT,
             vmin=0.0,
             vmax=1.0,

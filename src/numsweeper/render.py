@@ -27,6 +27,7 @@ from .errors import InvalidBoardError
 
 if TYPE_CHECKING:
     from .board import Board
+    from .game import Snapshot
 
 __all__ = [
     "BATCH_SHOW",
@@ -422,6 +423,14 @@ def _layout_codes(mines: NDArray[np.bool_], counts: NDArray[np.int8]) -> NDArray
     return np.where(mines, MINE, counts).astype(np.int8)
 
 
+def _status(snap: Snapshot) -> str:
+    # Mines left only while playing: a won board shows every mine flagged
+    # whatever the player flagged, so the count would contradict the picture.
+    if snap.state.name == "IN_PROGRESS":
+        return f" · IN_PROGRESS · mines left: {snap.mines_left}"
+    return f" · {snap.state.name}"
+
+
 def to_html(
     obj: Any,
     *,
@@ -485,15 +494,10 @@ def to_html(
     elif isinstance(obj, Game):
         snap = obj.snapshot()
         codes = snap.cells
-        summary = (
-            f"Game {obj.rows}×{obj.cols}, {obj.mine_count} mines · {snap.state.name} · "
-            f"mines left: {snap.mines_left}"
-        )
+        summary = f"Game {obj.rows}×{obj.cols}, {obj.mine_count} mines" + _status(snap)
     elif isinstance(obj, Snapshot):
         codes = obj.cells
-        summary = (
-            f"Snapshot {obj.rows}×{obj.cols} · {obj.state.name} · mines left: {obj.mines_left}"
-        )
+        summary = f"Snapshot {obj.rows}×{obj.cols}" + _status(obj)
     elif isinstance(obj, (np.ndarray, list, tuple)):
         codes = check_visible(obj)
         summary = f"{codes.shape[0]}×{codes.shape[1]} cells"
