@@ -4,19 +4,23 @@ from __future__ import annotations
 
 import importlib
 import io
+import os
 import subprocess
 import sys
+from pathlib import Path
 from types import SimpleNamespace
 
+import matplotlib
+import matplotlib.axes
+import matplotlib.image
 import numpy as np
 import pytest
+from matplotlib.figure import Figure
 
 import numsweeper as ns
+from numsweeper.plot import TEXT_MAX_CELLS, plot_board, plot_distribution
 
-matplotlib = pytest.importorskip("matplotlib")  # the `plot` extra is part of `test`
-from matplotlib.figure import Figure  # noqa: E402
-
-from numsweeper.plot import TEXT_MAX_CELLS, plot_board, plot_distribution  # noqa: E402
+SRC = str(Path(ns.__file__).resolve().parents[1])
 
 
 def axes() -> matplotlib.axes.Axes:
@@ -40,7 +44,6 @@ def lost_game() -> ns.Game:
 
 
 def test_board_png_is_headless_sized_and_not_blank() -> None:
-    assert matplotlib.get_backend().lower() == "agg"
     pixels = png_pixels(plot_board(lost_game(), axes()))
     assert pixels.shape[:2] == (150, 200)
     colours = np.unique(pixels.reshape(-1, pixels.shape[2]), axis=0)
@@ -230,3 +233,18 @@ def test_show_mines_on_a_large_board_darkens_their_pixels() -> None:
     assert tuple(shown[50, 50]) == (0x20, 0x20, 0x20)
     assert tuple(shown[0, 99]) == tuple(plain[0, 99]) == (0xFF, 0x8C, 0x00)  # flags stay flags
     assert np.count_nonzero((shown != plain).any(axis=2)) == 1
+
+
+def test_make_figures_script(tmp_path: Path) -> None:
+    script = Path(__file__).resolve().parents[1] / "scripts" / "make_figures.py"
+    subprocess.run(
+        [sys.executable, str(script), "--out", str(tmp_path), "--boards", "300"],
+        check=True,
+        capture_output=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": SRC},
+    )
+    for name, shape in [("board.png", (540, 900)), ("distribution.png", (450, 800))]:
+        pixels = matplotlib.image.imread(tmp_path / name)
+        assert pixels.shape[:2] == shape
+        assert pixels[..., :3].std() > 0.05
