@@ -268,3 +268,79 @@ def test_random_scripts_match_the_game_api(script: list[tuple[str, int, int]], s
     want = render_screen(reference.snapshot()).splitlines()[1:-1]
     assert last == want
     assert len(screens) >= 2
+
+
+def play_in_a_terminal(keys: list[bytes], *args: str) -> tuple[int, str]:
+    """Run --curses under a pseudo-terminal, typing ``keys`` one by one."""
+    import fcntl
+    import os
+    import pty
+    import select
+    import struct
+    import termios
+    import time
+
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "numsweeper.play", "--curses", *args],
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env={"PYTHONPATH": SRC, "PATH": "/usr/bin:/bin", "TERM": "xterm"},
+        close_fds=True,
+    )
+    os.close(slave)
+    output = b""
+
+    def read(seconds: float, until: bytes = b"") -> None:
+        nonlocal output
+        end = time.monotonic() + seconds
+        while time.monotonic() < end and not (until and until in output):
+            ready, _, _ = select.select([master], [], [], 0.05)
+            if ready:
+                try:
+                    output += os.read(master, 65536)
+                except OSError:  # the child closed the terminal
+                    return
+
+    try:
+        read(20, until=b"mines left")  # the first screen is up
+        for key in keys:
+            os.write(master, key)
+            read(0.1)
+        status = proc.wait(timeout=20)
+        read(0.3)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        os.close(master)
+    return status, output.decode("utf-8", "replace")
+
+
+def test_curses_mode_plays_with_cursor_keys() -> None:
+    right, down = b"\x1bOC", b"\x1bOB"  # xterm's keys in keypad mode
+    status, out = play_in_a_terminal(
+        [right, down, b"f", down, right, right, right, b"f", b"q"],
+        "--rows", "4", "--cols", "5", "--mines", "3", "--seed", "1",
+    )  # fmt: skip
+    assert status == 0
+    final = out[out.rindex("numsweeper: custom") :].replace("\r", "").splitlines()
+    assert final[2] == "0  # # # # #"
+    assert final[3] == "1  # F # # #"
+    assert final[4] == "2  # # # # F"
+    assert final[-1] == "bye"
+
+
+def test_curses_mode_ends_with_the_result() -> None:
+    status, out = play_in_a_terminal(
+        [b" ", b"x"], "--rows", "2", "--cols", "3", "--mines", "0", "--seed", "1"
+    )
+    assert status == 0
+    assert out.replace("\r", "").rstrip().endswith("board cleared in 0 s")
+    assert "*** WON ***" in out
+
+
+def test_curses_mode_needs_a_terminal() -> None:
+    done = play_subprocess("q\n", "--curses")
+    assert done.returncode == 2 and "--curses needs a terminal" in done.stderr

@@ -20,11 +20,16 @@ Commands (``ROW COL`` count from 0, as the labels show):
 A malformed or illegal command prints one line and changes nothing.  The
 game ends with WON or LOST and the full board.  ``q`` and the end of input
 exit with status 0.
+
+``--curses`` plays full screen instead: arrow keys move a cursor, space or
+``r`` reveals, ``f`` flags, ``c`` chords, ``h`` hints and ``q`` quits; boards
+larger than the terminal scroll with the cursor.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
 import secrets
@@ -102,6 +107,11 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         default="safe",
         help="safe: the first cell is never a mine (default); opening: it always opens "
         "an area; none: mines are laid before the first click",
+    )
+    parser.add_argument(
+        "--curses",
+        action="store_true",
+        help="full-screen mode with cursor keys (needs a terminal)",
     )
 
 
@@ -364,7 +374,8 @@ def run(
     ----------
     args : argparse.Namespace
         Parsed ``play`` arguments: ``preset``, ``rows``, ``cols``, ``mines``,
-        ``seed`` and ``first_click``.
+        ``seed``, ``first_click`` and optionally ``curses`` (full-screen
+        mode, which needs both streams to be a terminal).
     stdin, stdout : text streams
         Where commands come from and where the board goes.
 
@@ -372,7 +383,8 @@ def run(
     -------
     int
         0 when the game ends, on ``q`` and at the end of input; 2 for bad
-        arguments (the message goes to standard error).
+        arguments, or ``--curses`` without a terminal (the message goes to
+        standard error).
 
     Examples
     --------
@@ -398,6 +410,11 @@ def run(
         print(f"numsweeper play: error: {exc}", file=sys.stderr)
         return 2
     interactive = bool(getattr(stdin, "isatty", lambda: False)())
+    if getattr(args, "curses", False):
+        if not (interactive and stdout.isatty()):
+            print("numsweeper play: error: --curses needs a terminal", file=sys.stderr)
+            return 2
+        return _run_curses(game, about, stdout)
     color = bool(getattr(stdout, "isatty", lambda: False)()) and "NO_COLOR" not in os.environ
     session = _Session(game, stdout, color=color)
     session.say(f"numsweeper: {about} -- type ? for help")
@@ -412,6 +429,139 @@ def run(
             return 0
         if not session.handle(line):
             return 0
+
+
+_CURSES_KEYS = "arrows move  space/r reveal  f flag  c chord  h hint  q quit"
+
+
+class _Quiet(_Session):
+    """A session that keeps its last message instead of printing it."""
+
+    def __init__(self, game: Game) -> None:
+        super().__init__(game, sys.stdout, color=False)
+        self.message = ""
+
+    def say(self, text: str) -> None:
+        self.message = text
+
+    def show(self) -> None:
+        pass
+
+
+def _run_curses(game: Game, about: str, stdout: TextIO) -> int:
+    """Full-screen play; afterwards the final board is printed as in line mode."""
+    import curses
+
+    session = _Quiet(game)
+    session.message = "? " + _CURSES_KEYS
+
+    def loop(screen: Any) -> None:
+        curses.curs_set(0)
+        screen.keypad(True)
+        screen.timeout(500)  # redraw the clock twice a second
+        digit_pair = _curses_colors(curses)
+        row = col = 0
+        top = left = 0
+        while True:
+            height, width = screen.getmaxyx()
+            view_rows = max(height - 5, 1)
+            view_cols = max((width - 6) // 2, 1)
+            top = min(max(top, row - view_rows + 1), row)
+            left = min(max(left, col - view_cols + 1), col)
+            snap = game.snapshot()
+            screen.erase()
+            _put(screen, 0, 0, f"numsweeper: {about}")
+            units = " ".join(str(c % 10) for c in range(left, min(left + view_cols, game.cols)))
+            _put(screen, 1, 5, units)
+            for i in range(min(view_rows, game.rows - top)):
+                r = top + i
+                _put(screen, 2 + i, 0, f"{r:>4} ")
+                for j in range(min(view_cols, game.cols - left)):
+                    c = left + j
+                    code = int(snap.cells[r, c])
+                    attr = digit_pair.get(code, 0)
+                    if (r, c) == (row, col):
+                        attr |= curses.A_REVERSE
+                    _put(screen, 2 + i, 5 + 2 * j, SYMBOLS[code], attr)
+            status = (
+                f"row {row} col {col}   mines left: {snap.mines_left}   "
+                f"time: {int(session.elapsed())} s   {snap.state.name}"
+            )
+            _put(screen, height - 2, 0, status)
+            _put(screen, height - 1, 0, session.message)
+            screen.refresh()
+            key = screen.getch()
+            if key == -1:
+                continue
+            if game.state is not GameState.IN_PROGRESS:
+                return
+            moves = {
+                curses.KEY_UP: (-1, 0),
+                curses.KEY_DOWN: (1, 0),
+                curses.KEY_LEFT: (0, -1),
+                curses.KEY_RIGHT: (0, 1),
+            }
+            if key in moves:
+                dr, dc = moves[key]
+                row = min(max(row + dr, 0), game.rows - 1)
+                col = min(max(col + dc, 0), game.cols - 1)
+                continue
+            char = chr(key).lower() if 0 <= key < 256 else ""
+            if char == "q":
+                session.message = "bye"
+                return
+            command = {" ": "r", "r": "r", "f": "f", "c": "c"}.get(char)
+            if command:
+                session.message = ""
+                session.handle(f"{command} {row} {col}")
+                if game.state is not GameState.IN_PROGRESS:
+                    session.message += "  (press any key)"
+            elif char == "h":
+                session.hint()
+            else:
+                session.message = "? " + _CURSES_KEYS
+
+    curses.wrapper(loop)
+    print(f"numsweeper: {about}", file=stdout)
+    print(render_screen(game.snapshot(), elapsed=session.elapsed()), file=stdout)
+    print(session.message.replace("  (press any key)", ""), file=stdout, flush=True)
+    return 0
+
+
+def _curses_colors(curses: Any) -> dict[int, int]:
+    """Colour attributes per visible code, where the terminal has colours."""
+    if not curses.has_colors():
+        return {}
+    curses.start_color()
+    curses.use_default_colors()
+    palette = {
+        1: curses.COLOR_BLUE,
+        2: curses.COLOR_GREEN,
+        3: curses.COLOR_RED,
+        4: curses.COLOR_BLUE,
+        5: curses.COLOR_RED,
+        6: curses.COLOR_CYAN,
+        7: curses.COLOR_WHITE,
+        8: curses.COLOR_WHITE,
+        int(FLAG): curses.COLOR_RED,
+        int(EXPLODED): curses.COLOR_RED,
+        int(WRONG_FLAG): curses.COLOR_MAGENTA,
+    }
+    attrs = {}
+    for pair, (code, color) in enumerate(palette.items(), start=1):
+        curses.init_pair(pair, color, -1)
+        attrs[code] = curses.color_pair(pair) | (curses.A_BOLD if code in (4, 5, 7) else 0)
+    return attrs
+
+
+def _put(screen: Any, y: int, x: int, text: str, attr: int = 0) -> None:
+    """Write what fits of ``text``; curses raises on the last cell otherwise."""
+    height, width = screen.getmaxyx()
+    if 0 <= y < height and x < width:
+        import curses
+
+        with contextlib.suppress(curses.error):
+            screen.addnstr(y, x, text, width - x - (1 if y == height - 1 else 0), attr)
 
 
 def main(argv: list[str] | None = None) -> int:
