@@ -245,6 +245,14 @@ def test_downsample_matches_block_means(cells: np.ndarray, max_side: int) -> Non
     assert np.array_equal(got, reference_downsample(cells, max_side))
 
 
+def test_downsample_in_bands_matches_block_means(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(render, "_BAND_CELLS", 40)  # several bands, a ragged last one
+    rng = np.random.default_rng(3)
+    for shape, side in [((37, 23), 5), ((50, 9), 7), ((9, 50), 4)]:
+        cells = rng.choice(np.array(CODES, np.int8), size=shape)
+        assert np.array_equal(downsample(cells, max_side=side), reference_downsample(cells, side))
+
+
 def test_digit_colours_are_traditional() -> None:
     assert dict(render.DIGIT_COLORS) == {
         1: "#0000ff",
