@@ -34,7 +34,8 @@ def _rows_as_text(board: Any) -> tuple[int, int, list[str]]:
             raise InvalidBoardError(
                 f"row {i} holds a cell that is not a string: {row!r:.60}"
             ) from None
-        if len(line) != cols:
+        # Equal lengths alone let 'EE' next to '' through.
+        if len(line) != cols or "" in row:
             bad = next(cell for cell in row if len(cell) != 1)
             raise InvalidBoardError(f"row {i} holds {bad!r}, which is not one character")
         lines.append(line)
