@@ -36,8 +36,11 @@ def _grid_text(board: Any) -> tuple[int, int, str]:
         raise InvalidBoardError(f"board is ragged: row {i} has {size}, row 0 has {cols} cells")
     try:
         text = "".join(map("".join, board))
-        invalid = len(text) != len(board) * cols or bool(
-            text.encode("ascii").translate(None, _VALID)
+        # Equal total length alone lets 'EE' plus '' through: rule out ''.
+        invalid = (
+            len(text) != len(board) * cols
+            or any("" in row for row in board)
+            or bool(text.encode("ascii").translate(None, _VALID))
         )
     except (TypeError, UnicodeEncodeError):
         invalid = True
