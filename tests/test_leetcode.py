@@ -240,6 +240,8 @@ def test_update_board_rejects_cells_whose_lengths_add_up() -> None:
     assert_rejected(board, [1, 2], ValueError)
     board = [["E", "E"], ["MEE", ""]]
     assert_rejected(board, [0, 0], ValueError)
+    board = [["EE", "E"], ["", "E"]]  # the extra and the missing character in different rows
+    assert_rejected(board, [1, 1], ValueError)
 
 
 def test_update_board_x_means_game_over() -> None:
