@@ -310,6 +310,12 @@ def test_snapshot_equality_ignores_hidden_mines() -> None:
         else:
             assert va == vb, field.name
     assert len({sa, sb}) == 1
+    # Nor does it matter whether the mines are laid yet.
+    waiting = ns.Game.new(3, 4, 2, seed=0, first_click="safe")
+    laid = ns.Game.new(3, 4, 2, seed=0)
+    for game in (waiting, laid):
+        game.toggle_flag(2, 3)
+    assert waiting.board is None and waiting.snapshot() == laid.snapshot()
 
 
 def test_snapshot_equality_sees_visible_differences() -> None:
