@@ -224,7 +224,7 @@ def test_update_board_rejects_bad_shapes(board: Any, match: str) -> None:
 
 @pytest.mark.parametrize(
     "bad",
-    ["X", "x", "m", "e", "0", "9", "F", " ", "*", "EE", "", "MM", 1, None, b"E"],
+    ["X", "x", "m", "e", "0", "9", "F", " ", "*", "EE", "", "MM", "\0", "É", 1, None, b"E"],
 )
 def test_update_board_rejects_invalid_cells(bad: Any) -> None:
     for where in [(0, 0), (1, 2), (2, 1)]:
@@ -242,6 +242,8 @@ def test_update_board_rejects_cells_whose_lengths_add_up() -> None:
     assert_rejected(board, [0, 0], ValueError)
     board = [["EE", "E"], ["", "E"]]  # the extra and the missing character in different rows
     assert_rejected(board, [1, 1], ValueError)
+    for row in (["E\0", "", "E"], ["\0E", "", "E"], ["", "\0", "EE"], ["E", "\0\0", ""]):
+        assert_rejected([row, ["E", "E", "E"]], [1, 0], ValueError)
 
 
 def test_update_board_x_means_game_over() -> None:
