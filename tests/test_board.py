@@ -252,6 +252,7 @@ def test_board_moves_match_reference_on_random_boards() -> None:
         rows, cols = random_dims(rng, 25)
         mines = random_layout(rng, rows, cols)
         board, ref = ns.Board(mines), RefGame(mines)
+        counts = board.counts.copy()
         for _ in range(12):
             r, c = int(rng.integers(rows)), int(rng.integers(cols))
             if ref.revealed[r][c] or rng.random() < 0.3:
@@ -274,3 +275,6 @@ def test_board_moves_match_reference_on_random_boards() -> None:
             assert board.revealed.tolist() == ref.revealed
             assert board.flagged.tolist() == ref.flagged
             assert board.hidden_safe == ref.hidden_safe
+        # Counts are computed once and never touched by moves.
+        np.testing.assert_array_equal(board.counts, counts)
+        assert board.counts.tolist() == ref.counts

@@ -171,8 +171,9 @@ def test_flag_revealed_cell(unchanged: Unchanged) -> None:
 def test_game_over(unchanged: Unchanged, phase: str, action: str, cell: Any) -> None:
     game = PHASES[phase]()
     state = game.state
-    with unchanged(game), pytest.raises(ns.GameOverError, match=state.name):
+    with unchanged(game), pytest.raises(ns.GameOverError, match=state.name) as info:
         getattr(game, action)(*cell)
+    assert str(cell) in str(info.value)
     assert game.state is state
 
 
