@@ -365,8 +365,8 @@ class _Session:
 
 def run(
     args: argparse.Namespace,
-    stdin: TextIO = sys.stdin,
-    stdout: TextIO = sys.stdout,
+    stdin: TextIO | None = None,
+    stdout: TextIO | None = None,
 ) -> int:
     """Play one game, reading commands from ``stdin``; return the exit status.
 
@@ -376,8 +376,9 @@ def run(
         Parsed ``play`` arguments: ``preset``, ``rows``, ``cols``, ``mines``,
         ``seed``, ``first_click`` and optionally ``curses`` (full-screen
         mode, which needs both streams to be a terminal).
-    stdin, stdout : text streams
-        Where commands come from and where the board goes.
+    stdin, stdout : text streams, optional
+        Where commands come from and where the board goes;
+        ``sys.stdin`` and ``sys.stdout`` (looked up at call time) by default.
 
     Returns
     -------
@@ -404,6 +405,8 @@ def run(
     bye
     <BLANKLINE>
     """
+    stdin = sys.stdin if stdin is None else stdin
+    stdout = sys.stdout if stdout is None else stdout
     try:
         game, about = _new_game(args)
     except (ValueError, TypeError) as exc:
