@@ -8,7 +8,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ._kernels import adjacent_counts, flood_from
-from ._validate import check_coord, check_dims
+from ._validate import Index, check_coord, check_dims
 from .errors import IllegalMoveError, InvalidBoardError
 from .placement import MinePlacementStrategy, RandomPlacement
 
@@ -249,7 +249,7 @@ class Board:
 
     # -- moves ----------------------------------------------------------------
 
-    def reveal(self, row: int, col: int) -> Uncovered:
+    def reveal(self, row: Index, col: Index) -> Uncovered:
         """Reveal one cell, flooding from a zero-count cell.
 
         A revealed cell is a no-op.  A mine is reported in ``exploded`` and
@@ -308,7 +308,7 @@ class Board:
         self._hidden_safe -= len(cells)
         return cells
 
-    def toggle_flag(self, row: int, col: int) -> bool:
+    def toggle_flag(self, row: Index, col: Index) -> bool:
         """Flag a hidden cell, or unflag a flagged one.
 
         Returns
@@ -340,7 +340,7 @@ class Board:
         self._flag_count += 1 if flag else -1
         return flag
 
-    def chord(self, row: int, col: int) -> Uncovered:
+    def chord(self, row: Index, col: Index) -> Uncovered:
         """Reveal every hidden, unflagged neighbour of a satisfied number.
 
         When ``(row, col)`` is a revealed number whose adjacent flags equal
