@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Iterator
 
 import numpy as np
 import pytest
@@ -14,17 +15,15 @@ from numpy.typing import NDArray
 import numsweeper as ns
 from numsweeper import metrics
 from numsweeper._kernels import count_components_packed, pack_boards
+from reference import Cell, neighbours
 
 # -- plain-Python reference -----------------------------------------------------
 
 
-def _neighbours(r: int, c: int, rows: int, cols: int, diagonal: bool = True):
-    for dr in (-1, 0, 1):
-        for dc in (-1, 0, 1):
-            if (dr or dc) and (diagonal or not (dr and dc)):
-                rr, cc = r + dr, c + dc
-                if 0 <= rr < rows and 0 <= cc < cols:
-                    yield rr, cc
+def _neighbours(r: int, c: int, rows: int, cols: int, diagonal: bool = True) -> Iterator[Cell]:
+    for cell in neighbours(r, c, rows, cols):
+        if diagonal or cell[0] == r or cell[1] == c:
+            yield cell
 
 
 def _groups(cells: set[tuple[int, int]], rows: int, cols: int, diagonal: bool = True) -> int:
@@ -51,7 +50,7 @@ def reference_stats(mines: NDArray[np.bool_]) -> dict[str, int]:
     rows, cols = mines.shape
     grid = mines.tolist()
     count = {
-        (r, c): sum(grid[rr][cc] for rr, cc in _neighbours(r, c, rows, cols))
+        (r, c): sum(grid[rr][cc] for rr, cc in neighbours(r, c, rows, cols))
         for r in range(rows)
         for c in range(cols)
         if not grid[r][c]
@@ -60,7 +59,7 @@ def reference_stats(mines: NDArray[np.bool_]) -> dict[str, int]:
     isolated = {
         cell
         for cell, k in count.items()
-        if k > 0 and not any(nb in zero for nb in _neighbours(*cell, rows, cols))
+        if k > 0 and not any(nb in zero for nb in neighbours(*cell, rows, cols))
     }
     opened = _groups(zero, rows, cols)
     return {

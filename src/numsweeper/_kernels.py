@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 from numpy.typing import NDArray
@@ -319,24 +320,51 @@ def pack_boards(mask: NDArray[np.bool_]) -> tuple[NDArray[np.uint64], PackedLayo
     """
     n, rows, cols = mask.shape
     layout = PackedLayout.of(rows, cols)
-    groups = -(-n // layout.lanes)
+    index, low_shift, high_shift, lane_shift = _pack_plan(n, rows, cols)
     packed = np.packbits(np.ascontiguousarray(mask, dtype=bool).reshape(-1), bitorder="little")
-    stream = np.zeros(packed.size // 8 + 2, dtype="<u8")
+    stream = np.zeros(packed.size // 8 + 3, dtype="<u8")
     stream.view(np.uint8)[: packed.size] = packed
-    start = np.arange(0, n * rows * cols, cols, dtype=np.int64)
+    lanes = stream[index]
+    lanes >>= low_shift
+    high = stream[index + 1]
+    high <<= high_shift
+    high <<= _ONE
+    lanes |= high
+    lanes &= np.uint64((1 << cols) - 1)
+    lanes <<= lane_shift
+    words = lanes[:, :, 0]
+    for j in range(1, layout.lanes):
+        words |= lanes[:, :, j]
+    return np.ascontiguousarray(words), layout
+
+
+@lru_cache(maxsize=8)
+def _pack_plan(
+    n: int, rows: int, cols: int
+) -> tuple[NDArray[np.int64], NDArray[np.uint64], NDArray[np.uint64], NDArray[np.uint64]]:
+    """Where each (row, word, lane) of a packed stack starts in the flat bit stream.
+
+    Returns the stream word holding the row's first bit, the right shift that
+    brings it to bit 0, the left shift (less one) that brings the rest in from
+    the next word, and the lane's offset; all shaped (rows, words, lanes).
+    A lane past the last board reads the stream's zero padding.
+    """
+    lanes = 63 // (cols + 1)
+    groups = -(-n // lanes)
+    board = np.arange(groups * lanes, dtype=np.int64).reshape(1, groups, lanes)
+    row = np.arange(rows, dtype=np.int64).reshape(rows, 1, 1)
+    start = (board * rows + row) * cols
     index = start >> 6
-    shift = (start & 63).astype(np.uint64)
-    row_bits = stream[index] >> shift
-    # The high part is a left shift by 64 - shift, taken as two shifts so that
-    # a row starting on a word boundary (shift 0) gets 0, not an undefined shift.
-    row_bits |= (stream[index + 1] << _ONE) << (np.uint64(63) - shift)
-    row_bits &= np.uint64((1 << cols) - 1)
-    by_lane = np.zeros((groups * layout.lanes, rows), dtype=np.uint64)
-    by_lane[:n] = row_bits.reshape(n, rows)
-    by_lane = by_lane.reshape(groups, layout.lanes, rows)
-    by_lane <<= (np.arange(layout.lanes, dtype=np.uint64) * np.uint64(cols + 1) + _ONE)[:, None]
-    words = np.bitwise_or.reduce(by_lane, axis=1)
-    return np.ascontiguousarray(words.T), layout
+    # The stream ends with two zero words (see pack_boards): padding lanes read them.
+    index[:, board[0] >= n] = -(-(n * rows * cols) // 8) // 8 + 1
+    low = (start & 63).astype(np.uint64)
+    # A row starting on a word boundary needs a left shift by 64, which
+    # numpy leaves undefined: shifting by 63 - low and then by 1 gives 0.
+    high = np.uint64(63) - low
+    lane = (np.arange(lanes, dtype=np.uint64) * np.uint64(cols + 1) + _ONE).reshape(1, 1, lanes)
+    for array in (index, low, high, lane):
+        array.flags.writeable = False
+    return index, low, high, lane
 
 
 def dilate_packed(words: NDArray[np.uint64], *, diagonal: bool = True) -> NDArray[np.uint64]:

@@ -43,7 +43,7 @@ DEFAULT_CHUNK_SIZE = 10_000
 # Cells placed per step of generate_boards: bounds the random scratch memory
 # (one byte per cell) whatever the batch size.  It fixes the order in which
 # random numbers are drawn, so changing it changes which boards a seed gives.
-_STEP_CELLS = 1 << 22
+_STEP_CELLS = 1 << 23
 
 # Cells counted per step: small enough to stay in cache; not part of the
 # seeded output.
