@@ -320,7 +320,10 @@ def pack_boards(mask: NDArray[np.bool_]) -> tuple[NDArray[np.uint64], PackedLayo
     """
     n, rows, cols = mask.shape
     layout = PackedLayout.of(rows, cols)
-    index, low_shift, high_shift, lane_shift = _pack_plan(n, rows, cols)
+    # Plans of metric-sized chunks are cached (at most 4 x 6 MB); larger
+    # stacks compute theirs afresh.
+    plan = _pack_plan if n * rows <= _PLAN_CACHE_ROWS else _pack_plan.__wrapped__
+    index, low_shift, high_shift, lane_shift = plan(n, rows, cols)
     packed = np.packbits(np.ascontiguousarray(mask, dtype=bool).reshape(-1), bitorder="little")
     stream = np.zeros(packed.size // 8 + 3, dtype="<u8")
     stream.view(np.uint8)[: packed.size] = packed
@@ -338,7 +341,10 @@ def pack_boards(mask: NDArray[np.bool_]) -> tuple[NDArray[np.uint64], PackedLayo
     return np.ascontiguousarray(words), layout
 
 
-@lru_cache(maxsize=8)
+_PLAN_CACHE_ROWS = 1 << 18
+
+
+@lru_cache(maxsize=4)
 def _pack_plan(
     n: int, rows: int, cols: int
 ) -> tuple[NDArray[np.int64], NDArray[np.uint64], NDArray[np.uint64], NDArray[np.uint64]]:
