@@ -192,12 +192,14 @@ def _place(
     sparse = density <= 0.5
     aim = (mines - spread if sparse else mines + spread) / space
     threshold = int(np.clip(np.floor(aim * 256) if sparse else np.ceil(aim * 256), 0, 256))
-    words = rng.bit_generator.random_raw(-(-flat.size // 8))
-    random_bytes = words.astype("<u8", copy=False).view(np.uint8)[: flat.size].reshape(m, size)
-    np.less(random_bytes, min(threshold, 255), out=flat)
-    if threshold >= 256:
-        flat[...] = True
-    del words, random_bytes
+    if 0 < threshold < 256:
+        # Little-endian bytes of the raw words: the same on every machine.
+        words = rng.bit_generator.random_raw(-(-flat.size // 8))
+        random_bytes = words.astype("<u8", copy=False).view(np.uint8)[: flat.size]
+        np.less(random_bytes.reshape(m, size), threshold, out=flat)
+        del words, random_bytes
+    else:
+        flat[...] = threshold > 0
     if clicks is not None:
         for dr in range(-reach, reach + 1):
             for dc in range(-reach, reach + 1):

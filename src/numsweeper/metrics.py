@@ -16,15 +16,15 @@ an ``(n,)`` int64 array.  No Python loop runs per board.
 
 Notes
 -----
-Boards up to 62 cells wide (or tall: they are transposed) are packed into one
-machine word per row, so one word operation handles a whole row.  Zero cells
-are the cells outside the 3x3 dilation of the mines, and components are
-counted as Euler number (a local count over 2x2 windows) plus holes; holes are
-rare and are counted the same way on the boards that have them, so counts are
-exact.  Counts are never needed: dilating the packed mines costs less than
-reading the int8 counts.  Larger boards fall back to ``scipy.ndimage.label``.
-Memory stays bounded: the batch is measured in chunks of about a million
-cells.
+Boards up to 62 cells wide (or tall: they are transposed) are packed side by
+side into machine words, one word per row of several boards, so that one
+word operation handles a row of each.  Zero cells are the cells outside the
+3x3 dilation of the mines, so counts are never read (dilating packed mines
+costs less than reading int8 counts).  Components are counted as Euler number
+(a local count over 2x2 windows) plus holes; holes are rare and are counted
+the same way on the boards that have them, so every count is exact.  Larger
+boards fall back to ``scipy.ndimage.label``.  Memory stays bounded: a batch
+is measured in chunks of about a million cells.
 
 Examples
 --------
