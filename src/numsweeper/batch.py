@@ -323,7 +323,7 @@ def generate_boards(
     return BoardBatch(layout, counts)
 
 
-def root_seed_sequence(seed: Any) -> np.random.SeedSequence:
+def _root_seed_sequence(seed: Any) -> np.random.SeedSequence:
     """A fresh root :class:`~numpy.random.SeedSequence` for chunked work.
 
     Never the caller's own object, since spawning children mutates it: a
@@ -396,7 +396,7 @@ def iter_boards(
     chunk_size = check_int(chunk_size, "chunk_size")
     if chunk_size < 1:
         raise InvalidBoardError(f"chunk_size must be >= 1, got {chunk_size}")
-    root = root_seed_sequence(seed)
+    root = _root_seed_sequence(seed)
 
     def chunks() -> Iterator[BoardBatch]:
         for start in range(0, n, chunk_size):
