@@ -247,3 +247,22 @@ def test_mean_3bv_of_100000_uniform_boards(rows: int, cols: int, mines: int) -> 
     if (rows, cols, mines) == (16, 30, 99):
         # The standard error of a normal sample's sd is sd / sqrt(2 n).
         assert abs(sd - 19.4) < 4 * sd / np.sqrt(2 * n) + 0.05
+
+
+@pytest.mark.parametrize("diagonal", [True, False])
+def test_component_count_of_deeply_nested_rings(diagonal: bool) -> None:
+    """Rings inside rings: every level of the hole recursion is used."""
+    size = 61
+    rings = np.zeros((size, size), dtype=bool)
+    for k in range(0, size // 2 + 1, 2):
+        rings[k, k : size - k] = rings[size - 1 - k, k : size - k] = True
+        rings[k : size - k, k] = rings[k : size - k, size - 1 - k] = True
+    masks = np.stack([rings, ~rings])
+    words, layout = pack_boards(masks)
+    got = count_components_packed(words, layout, diagonal=diagonal).reshape(-1)[:2]
+    expected = [
+        _groups({(int(r), int(c)) for r, c in np.argwhere(mask)}, size, size, diagonal)
+        for mask in masks
+    ]
+    assert got.tolist() == expected
+    assert expected[0] == 16
