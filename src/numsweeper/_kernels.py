@@ -319,7 +319,7 @@ def pack_boards(mask: NDArray[np.bool_]) -> tuple[NDArray[np.uint64], PackedLayo
     (15, ['0b11001010'])
     """
     n, rows, cols = mask.shape
-    layout = PackedLayout.of(rows, cols)
+    layout = _layout(rows, cols)
     # Plans of metric-sized chunks are cached (at most 4 x 6 MB); larger
     # stacks compute theirs afresh.
     plan = _pack_plan if n * rows <= _PLAN_CACHE_ROWS else _pack_plan.__wrapped__
@@ -335,13 +335,20 @@ def pack_boards(mask: NDArray[np.bool_]) -> tuple[NDArray[np.uint64], PackedLayo
     lanes |= high
     lanes &= np.uint64((1 << cols) - 1)
     lanes <<= lane_shift
-    words = lanes[:, :, 0]
+    words = lanes[:, 0]
     for j in range(1, layout.lanes):
-        words |= lanes[:, :, j]
-    return np.ascontiguousarray(words), layout
+        words |= lanes[:, j]
+    return words, layout
 
 
 _PLAN_CACHE_ROWS = 1 << 18
+
+
+@lru_cache(maxsize=16)
+def _layout(rows: int, cols: int) -> PackedLayout:
+    layout = PackedLayout.of(rows, cols)
+    layout.edge.flags.writeable = False
+    return layout
 
 
 @lru_cache(maxsize=4)
@@ -352,12 +359,14 @@ def _pack_plan(
 
     Returns the stream word holding the row's first bit, the right shift that
     brings it to bit 0, the left shift (less one) that brings the rest in from
-    the next word, and the lane's offset; all shaped (rows, words, lanes).
+    the next word, and the lane's offset; all shaped (rows, lanes, words).
     A lane past the last board reads the stream's zero padding.
     """
     lanes = 63 // (cols + 1)
     groups = -(-n // lanes)
-    board = np.arange(groups * lanes, dtype=np.int64).reshape(1, groups, lanes)
+    # Board g * lanes + j goes to lane j of word g: axes (rows, lanes, words),
+    # so that every step below runs along the long, contiguous words axis.
+    board = np.arange(groups * lanes, dtype=np.int64).reshape(groups, lanes).T[None]
     row = np.arange(rows, dtype=np.int64).reshape(rows, 1, 1)
     start = (board * rows + row) * cols
     index = start >> 6
@@ -367,7 +376,7 @@ def _pack_plan(
     # A row starting on a word boundary needs a left shift by 64, which
     # numpy leaves undefined: shifting by 63 - low and then by 1 gives 0.
     high = np.uint64(63) - low
-    lane = (np.arange(lanes, dtype=np.uint64) * np.uint64(cols + 1) + _ONE).reshape(1, 1, lanes)
+    lane = (np.arange(lanes, dtype=np.uint64) * np.uint64(cols + 1) + _ONE).reshape(1, lanes, 1)
     for array in (index, low, high, lane):
         array.flags.writeable = False
     return index, low, high, lane
