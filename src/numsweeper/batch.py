@@ -201,11 +201,12 @@ def _place(
     else:
         flat[...] = threshold > 0
     if clicks is not None:
-        for dr in range(-reach, reach + 1):
-            for dc in range(-reach, reach + 1):
-                r, c = clicks[:, 0] + dr, clicks[:, 1] + dc
-                ok = (r >= 0) & (r < size // cols) & (c >= 0) & (c < cols)
-                flat[np.flatnonzero(ok), (r * cols + c)[ok]] = False
+        offsets = np.arange(-reach, reach + 1)
+        r = (clicks[:, 0, None] + offsets)[:, :, None]
+        c = (clicks[:, 1, None] + offsets)[:, None, :]
+        ok = (r >= 0) & (r < size // cols) & (c >= 0) & (c < cols)
+        board = np.broadcast_to(np.arange(m)[:, None, None], ok.shape)
+        flat[board[ok], (r * cols + c)[ok]] = False
     cells = flat.reshape(-1)
     # int16 sums are several times faster than int64 ones.
     total = np.int16 if size < 2**15 else np.int64
