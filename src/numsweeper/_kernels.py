@@ -476,7 +476,7 @@ def euler_packed(
 
 
 # Flood steps between convergence checks in :func:`reach_packed`.
-_REACH_ROUND = 3
+_REACH_ROUND = 4
 
 
 def reach_packed(
