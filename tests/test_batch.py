@@ -7,10 +7,13 @@ from itertools import combinations
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
 from scipy import stats
 
 import numsweeper as ns
-from numsweeper._kernels import adjacent_counts
+from numsweeper._kernels import adjacent_counts, adjacent_counts_stack
 
 PRESETS = [(9, 9, 10), (16, 16, 40), (16, 30, 99)]
 
@@ -42,6 +45,24 @@ def test_every_board_has_exactly_the_mines(rows: int, cols: int, mines: int) -> 
     assert batch.mines.dtype == bool and batch.counts.dtype == np.int8
     assert (batch.mines.sum(axis=(1, 2)) == mines).all()
     np.testing.assert_array_equal(batch.counts, adjacent_counts(batch.mines))
+
+
+@given(
+    arrays(
+        bool,
+        st.tuples(st.integers(0, 5), st.integers(1, 12), st.integers(1, 12)),
+        elements=st.booleans(),
+    )
+)
+def test_stack_counts_equal_adjacent_counts(mines: np.ndarray) -> None:
+    np.testing.assert_array_equal(adjacent_counts_stack(mines), adjacent_counts(mines))
+    if mines.size:
+        # Views of a bigger array (not contiguous) count the same.
+        wide = np.zeros(mines.shape[:2] + (mines.shape[2] + 3,), dtype=bool)
+        wide[..., 1:-2] = mines
+        np.testing.assert_array_equal(
+            adjacent_counts_stack(wide[..., 1:-2]), adjacent_counts(mines)
+        )
 
 
 @pytest.mark.parametrize("rule", ["safe", "opening"])

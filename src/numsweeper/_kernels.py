@@ -210,6 +210,8 @@ def adjacent_counts_stack(mines: NDArray[np.bool_]) -> NDArray[np.int8]:
             [1, 1, 0]]], dtype=int8)
     """
     n, rows, cols = mines.shape
+    if n == 0:
+        return np.zeros(mines.shape, dtype=np.int8)
     m = np.ascontiguousarray(mines, dtype=bool).view(np.int8).reshape(-1)
     across = m.copy()
     across[1:] += m[:-1]
