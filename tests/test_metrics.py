@@ -195,6 +195,14 @@ def test_single_board_gives_ints_and_batches_give_arrays() -> None:
     assert one["three_bv"] == stats["three_bv"][1]
 
 
+def test_views_measure_like_copies() -> None:
+    mines = ns.generate_boards(50, 16, 30, 99, seed=4).mines
+    for view in (mines[::3, 1:, ::2], mines.transpose(0, 2, 1), mines[:, ::-1]):
+        np.testing.assert_array_equal(
+            metrics.board_stats(view), metrics.board_stats(np.ascontiguousarray(view))
+        )
+
+
 def test_lists_are_accepted() -> None:
     assert metrics.three_bv([[False, True], [False, False]]) == 3
 
