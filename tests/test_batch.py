@@ -56,6 +56,9 @@ def test_every_board_has_exactly_the_mines(rows: int, cols: int, mines: int) -> 
 )
 def test_stack_counts_equal_adjacent_counts(mines: np.ndarray) -> None:
     np.testing.assert_array_equal(adjacent_counts_stack(mines), adjacent_counts(mines))
+    out = np.full(mines.shape, 9, dtype=np.int8)
+    assert adjacent_counts_stack(mines, out=out) is out
+    np.testing.assert_array_equal(out, adjacent_counts(mines))
     if mines.size:
         # Views of a bigger array (not contiguous) count the same.
         wide = np.zeros(mines.shape[:2] + (mines.shape[2] + 3,), dtype=bool)

@@ -182,18 +182,23 @@ def visible_cells(
 # -- batched kernels for the bulk engine (boards and metrics) ------------------
 
 
-def adjacent_counts_stack(mines: NDArray[np.bool_]) -> NDArray[np.int8]:
+def adjacent_counts_stack(
+    mines: NDArray[np.bool_], *, out: NDArray[np.int8] | None = None
+) -> NDArray[np.int8]:
     """:func:`adjacent_counts` for a stack of boards, three times faster.
 
     Parameters
     ----------
     mines : ndarray of bool, shape (n, rows, cols)
         Mine masks.
+    out : ndarray of int8, shape (n, rows, cols), C-contiguous, optional
+        Where to write the counts (for example a slice of a bigger batch),
+        instead of a new array.
 
     Returns
     -------
     ndarray of int8, shape (n, rows, cols)
-        The same counts as ``adjacent_counts(mines)``.
+        The same counts as ``adjacent_counts(mines)``; ``out`` if given.
 
     Notes
     -----
@@ -209,9 +214,13 @@ def adjacent_counts_stack(mines: NDArray[np.bool_]) -> NDArray[np.int8]:
     array([[[0, 1, 0],
             [1, 1, 0]]], dtype=int8)
     """
-    n, rows, cols = mines.shape
+    n, _, cols = mines.shape
+    if out is None:
+        out = np.empty(mines.shape, dtype=np.int8)
+    elif out.shape != mines.shape or out.dtype != np.int8 or not out.flags.c_contiguous:
+        raise ValueError(f"out must be a C-contiguous int8 array of shape {mines.shape}")
     if n == 0:
-        return np.zeros(mines.shape, dtype=np.int8)
+        return out
     m = np.ascontiguousarray(mines, dtype=bool).view(np.int8).reshape(-1)
     across = m.copy()
     across[1:] += m[:-1]
@@ -220,7 +229,8 @@ def adjacent_counts_stack(mines: NDArray[np.bool_]) -> NDArray[np.int8]:
     by_row, m_row = across.reshape(-1, cols), m.reshape(-1, cols)
     by_row[1:, 0] -= m_row[:-1, -1]
     by_row[:-1, -1] -= m_row[1:, 0]
-    counts = across.copy()
+    counts = out.reshape(-1)
+    counts[...] = across
     counts[cols:] += across[:-cols]
     counts[:-cols] += across[cols:]
     # ... and those that wrapped from the last row of a board to the next.
@@ -228,7 +238,7 @@ def adjacent_counts_stack(mines: NDArray[np.bool_]) -> NDArray[np.int8]:
     by_board[1:, :cols] -= across_board[:-1, -cols:]
     by_board[:-1, -cols:] -= across_board[1:, :cols]
     counts -= m
-    return counts.reshape(n, rows, cols)
+    return out
 
 
 # Packed boards.  A board up to 62 columns wide has one *lane* of ``cols + 1``

@@ -320,7 +320,7 @@ def generate_boards(
     count_step = max(1, _COUNT_CELLS // size)
     for start in range(0, n, count_step):
         stop = min(start + count_step, n)
-        counts[start:stop] = adjacent_counts_stack(layout[start:stop])
+        adjacent_counts_stack(layout[start:stop], out=counts[start:stop])
     return BoardBatch(layout, counts)
 
 
