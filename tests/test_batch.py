@@ -128,6 +128,20 @@ def test_layouts_are_uniform(
     assert stats.chisquare(observed).pvalue > 1e-4
 
 
+def test_layouts_are_uniform_with_per_board_clicks() -> None:
+    # 2x4 board, 2 mines, 'safe' rule; clicks alternate between two cells.
+    clicks = np.array([(0, 0), (1, 3)] * 4200)
+    batch = ns.generate_boards(len(clicks), 2, 4, 2, seed=5, first_click="safe", click=clicks)
+    codes = batch.mines.reshape(len(clicks), 8) @ (1 << np.arange(8))
+    for parity, banned in ((0, 0), (1, 7)):
+        allowed = [cell for cell in range(8) if cell != banned]
+        layouts = {
+            sum(1 << c for c in combo): i for i, combo in enumerate(combinations(allowed, 2))
+        }
+        index = np.array([layouts[int(code)] for code in codes[parity::2]])
+        assert stats.chisquare(np.bincount(index, minlength=len(layouts))).pvalue > 1e-4
+
+
 def test_cells_are_equally_likely_on_an_expert_board() -> None:
     batch = ns.generate_boards(20_000, 16, 30, 99, seed=4)
     per_cell = batch.mines.sum(axis=0).ravel()
