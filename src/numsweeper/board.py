@@ -101,9 +101,9 @@ class Board:
         check_dims(layout.shape[0], layout.shape[1], int(np.count_nonzero(layout)))
         self._init(np.array(layout, dtype=bool, order="C"))
 
-    def _init(self, mines: NDArray[np.bool_]) -> None:
+    def _init(self, mines: NDArray[np.bool_], counts: NDArray[np.int8] | None = None) -> None:
         self._mines = mines
-        self._counts = adjacent_counts(mines)
+        self._counts = adjacent_counts(mines) if counts is None else counts
         self._revealed = np.zeros(mines.shape, dtype=bool)
         self._flagged = np.zeros(mines.shape, dtype=bool)
         self._mine_count = int(np.count_nonzero(mines))
@@ -112,6 +112,13 @@ class Board:
         self._views = tuple(
             _read_only(a) for a in (self._mines, self._counts, self._revealed, self._flagged)
         )
+
+    @classmethod
+    def _from_arrays(cls, mines: NDArray[np.bool_], counts: NDArray[np.int8]) -> Board:
+        """A fresh board from trusted arrays (copied): no validation, no recount."""
+        board = cls.__new__(cls)
+        board._init(np.array(mines, dtype=bool, order="C"), np.array(counts, dtype=np.int8))
+        return board
 
     @classmethod
     def create(
