@@ -1,8 +1,8 @@
 """Draw the README's pictures from the public API, so they stay current.
 
 Writes ``docs/images/board.png`` (an expert game in mid-play, drawn by
-``numsweeper.plot.plot_board``) and ``docs/images/distribution.png`` (a
-distribution drawn by ``numsweeper.plot.plot_distribution``).  Needs the
+``numsweeper.plot.plot_board``) and ``docs/images/distribution.png`` (3BV
+of the three presets, drawn by ``numsweeper.plot.plot_distribution``).  Needs the
 ``plot`` extra.  Run from anywhere::
 
     python scripts/make_figures.py [--out DIR] [--boards N]
@@ -71,14 +71,14 @@ def board_png(path: Path) -> None:
 
 
 def distribution_png(path: Path, boards: int) -> None:
-    """Zero-count safe cells per board (the cells openings are made of), expert."""
-    fig, ax = plt.subplots(figsize=(8, 4.5), dpi=100)
-    for rule in ("safe", "opening"):
-        batch = ns.generate_boards(boards, 16, 30, 99, seed=2024, first_click=rule, click=(7, 12))
-        zeros = np.count_nonzero((batch.counts == 0) & ~batch.mines, axis=(1, 2))
-        plot_distribution(zeros, ax, label=f"first_click={rule!r}")
-    ax.set_xlabel("zero cells on an expert board (16x30, 99 mines)")
-    ax.set_title(f"Openings' raw material: {boards:,} expert boards per rule")
+    """3BV of uniform boards for the three presets, on one axis."""
+    fig, ax = plt.subplots(figsize=(9, 4.5), dpi=100)
+    for name, (rows, cols, mines) in ns.PRESETS.items():
+        chunks = ns.iter_boards(boards, rows, cols, mines, seed=2024, chunk_size=50_000)
+        values = np.concatenate([ns.metrics.three_bv(chunk) for chunk in chunks])
+        plot_distribution(values, ax, label=f"{name} {rows}x{cols}/{mines}")
+    ax.set_xlabel("3BV (fewest clicks that clear the board)")
+    ax.set_title(f"3BV of {boards:,} uniform boards per preset")
     fig.tight_layout()
     fig.savefig(path, metadata=PNG_METADATA)
     plt.close(fig)

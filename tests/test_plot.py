@@ -244,7 +244,7 @@ def test_make_figures_script(tmp_path: Path) -> None:
         timeout=120,
         env={**os.environ, "PYTHONPATH": SRC},
     )
-    for name, shape in [("board.png", (540, 900)), ("distribution.png", (450, 800))]:
+    for name, shape in [("board.png", (540, 900)), ("distribution.png", (450, 900))]:
         pixels = matplotlib.image.imread(tmp_path / name)
         assert pixels.shape[:2] == shape
         assert pixels[..., :3].std() > 0.05
