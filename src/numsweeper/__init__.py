@@ -11,6 +11,7 @@ Examples
 
 from ._constants import EXPLODED, FLAG, HIDDEN, MINE, PRESETS, WRONG_FLAG
 from .batch import BoardBatch, generate_boards
+from .batchgame import BatchGame, MoveStatus
 from .board import Board, Uncovered
 from .errors import (
     GameOverError,
@@ -32,6 +33,7 @@ __all__ = [
     "MINE",
     "PRESETS",
     "WRONG_FLAG",
+    "BatchGame",
     "Board",
     "BoardBatch",
     "FixedPlacement",
@@ -42,6 +44,7 @@ __all__ = [
     "InvalidBoardError",
     "MinePlacementStrategy",
     "MinesweeperError",
+    "MoveStatus",
     "OutOfBoundsError",
     "RandomPlacement",
     "RevealResult",
