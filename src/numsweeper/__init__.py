@@ -23,6 +23,7 @@ from .errors import (
 from .game import Game, GameState, RevealResult, Snapshot
 from .leetcode import update_board
 from .placement import FixedPlacement, MinePlacementStrategy, RandomPlacement
+from .simulate import FirstClickOnlyPolicy, Policy, RandomPolicy, SimulationResult, simulate
 
 __version__ = "0.1.0"
 
@@ -36,6 +37,7 @@ __all__ = [
     "BatchGame",
     "Board",
     "BoardBatch",
+    "FirstClickOnlyPolicy",
     "FixedPlacement",
     "Game",
     "GameOverError",
@@ -46,10 +48,14 @@ __all__ = [
     "MinesweeperError",
     "MoveStatus",
     "OutOfBoundsError",
+    "Policy",
     "RandomPlacement",
+    "RandomPolicy",
     "RevealResult",
+    "SimulationResult",
     "Snapshot",
     "Uncovered",
     "generate_boards",
+    "simulate",
     "update_board",
 ]

@@ -276,3 +276,45 @@ def flood_batch(
     region = dilate8(chosen[labels])
     region &= open_
     return region
+
+
+def three_bv_solved(
+    mines: NDArray[np.bool_], counts: NDArray[np.int8], revealed: NDArray[np.bool_]
+) -> NDArray[np.intp]:
+    """Count the 3BV a player has cleared on each board of a stack.
+
+    An opening (an 8-connected region of zero-count safe cells) counts once
+    as soon as any of its cells is revealed; a safe numbered cell with no
+    zero-count neighbour counts when it is revealed.  With every safe cell
+    revealed this is the board's 3BV.
+
+    Parameters
+    ----------
+    mines, counts, revealed : ndarray, shape (n, rows, cols)
+        Mine layouts, adjacent counts and revealed cells.
+
+    Returns
+    -------
+    ndarray of intp, shape (n,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numsweeper._kernels import adjacent_counts, three_bv_solved
+    >>> mines = np.array([[[0, 0, 0, 1, 0]]], dtype=bool)
+    >>> revealed = np.array([[[1, 1, 0, 0, 0]]], dtype=bool)
+    >>> three_bv_solved(mines, adjacent_counts(mines), revealed)  # 1 of 2 cleared
+    array([1])
+    """
+    n = mines.shape[0]
+    zero = ~mines & (counts == 0)
+    labels, count = ndimage.label(zero, structure=EIGHT_STACKED)
+    board_of = np.zeros(count + 1, dtype=np.intp)
+    board_of[labels[zero]] = np.nonzero(zero)[0]
+    touched = np.zeros(count + 1, dtype=bool)
+    touched[labels[revealed & zero]] = True
+    touched[0] = False
+    openings = np.bincount(board_of[touched], minlength=n)
+    isolated = revealed & ~mines & ~dilate8(zero)
+    solved: NDArray[np.intp] = openings + np.count_nonzero(isolated, axis=(1, 2))
+    return solved

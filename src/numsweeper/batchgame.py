@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ._constants import PRESETS
+from ._constants import FLAG, HIDDEN, PRESETS
 from ._kernels import adjacent_counts, flood_batch, visible_cells
 from ._validate import check_dims, check_first_click_fits, check_int
 from .batch import BoardBatch, generate_boards
@@ -379,6 +379,27 @@ class BatchGame:
         return view
 
     @property
+    def counts(self) -> NDArray[np.int8]:
+        """Read-only int8 ``(n, rows, cols)`` view of the adjacent-mine counts."""
+        view = self._counts.view()
+        view.flags.writeable = False
+        return view
+
+    @property
+    def revealed(self) -> NDArray[np.bool_]:
+        """Read-only bool ``(n, rows, cols)`` view of the revealed cells."""
+        view = self._revealed.view()
+        view.flags.writeable = False
+        return view
+
+    @property
+    def flagged(self) -> NDArray[np.bool_]:
+        """Read-only bool ``(n, rows, cols)`` view of the flags."""
+        view = self._flagged.view()
+        view.flags.writeable = False
+        return view
+
+    @property
     def visible(self) -> NDArray[np.int8]:
         """Int8 ``(n, rows, cols)``: what each player sees.
 
@@ -409,6 +430,11 @@ class BatchGame:
         """
         g = np.asarray(games, dtype=np.intp)
         state = self._state[g]
+        if not state.any():
+            # All in progress: nothing about mines shows, so skip gathering them.
+            out = np.where(self._revealed[g], self._counts[g], HIDDEN)
+            out[self._flagged[g]] = FLAG
+            return out
         return visible_cells(
             self._counts[g],
             self._revealed[g],
