@@ -270,10 +270,17 @@ def flood_batch(
     """
     zero = open_ & (counts == 0)
     labels, count = ndimage.label(zero, structure=EIGHT_STACKED)
-    chosen = np.zeros(count + 1, dtype=bool)
-    chosen[labels[games, rows, cols]] = True
-    chosen[0] = False
-    region = dilate8(chosen[labels])
+    clicked = labels[games, rows, cols]
+    if games.size == len(labels) and np.array_equal(games, np.arange(games.size)):
+        # One click per board (every reveal): a broadcast compare is ~10x
+        # cheaper than the lookup table below.
+        component = labels == clicked[:, None, None]
+    else:
+        chosen = np.zeros(count + 1, dtype=bool)
+        chosen[clicked] = True
+        chosen[0] = False
+        component = chosen[labels]
+    region = dilate8(component)
     region &= open_
     return region
 
@@ -318,3 +325,47 @@ def three_bv_solved(
     isolated = revealed & ~mines & ~dilate8(zero)
     solved: NDArray[np.intp] = openings + np.count_nonzero(isolated, axis=(1, 2))
     return solved
+
+
+def visible_in_progress(
+    counts: NDArray[np.int8], revealed: NDArray[np.bool_], flagged: NDArray[np.bool_] | None
+) -> NDArray[np.int8]:
+    """:func:`visible_cells` for boards still in progress, by arithmetic.
+
+    While a game is in progress no mine shows, so the visible state is the
+    count where revealed, ``FLAG`` where flagged and ``HIDDEN`` elsewhere.
+    Computed as ``(counts + 1) * revealed - 1`` (then minus one more on flags),
+    which is an order of magnitude faster on big batches than the masked
+    assignments of :func:`visible_cells`.
+
+    Parameters
+    ----------
+    counts, revealed : ndarray, shape (..., rows, cols)
+        Adjacent counts and revealed cells.
+    flagged : ndarray of bool, shape (..., rows, cols), or None
+        Flags; ``None`` when there are none.
+
+    Returns
+    -------
+    ndarray of int8, shape (..., rows, cols)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numsweeper._kernels import visible_cells, visible_in_progress
+    >>> counts = np.array([[0, 1, 2]], dtype=np.int8)
+    >>> revealed = np.array([[True, True, False]])
+    >>> flagged = np.array([[False, False, True]])
+    >>> visible_in_progress(counts, revealed, flagged)
+    array([[ 0,  1, -2]], dtype=int8)
+    >>> no_mines = np.zeros((1, 3), dtype=bool)
+    >>> bool((visible_cells(counts, revealed, flagged, no_mines, no_mines) == _).all())
+    True
+    """
+    assert HIDDEN == -1 and FLAG == HIDDEN - 1  # the arithmetic below relies on it
+    out = counts + np.int8(1)
+    out *= revealed
+    out -= np.int8(1)
+    if flagged is not None:
+        out -= flagged
+    return out

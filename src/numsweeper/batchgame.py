@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ._constants import FLAG, HIDDEN, PRESETS
-from ._kernels import adjacent_counts, flood_batch, visible_cells
+from ._constants import PRESETS
+from ._kernels import adjacent_counts, flood_batch, visible_cells, visible_in_progress
 from ._validate import check_dims, check_first_click_fits, check_int
 from .batch import BoardBatch, generate_boards
 from .board import Board
@@ -432,9 +432,8 @@ class BatchGame:
         state = self._state[g]
         if not state.any():
             # All in progress: nothing about mines shows, so skip gathering them.
-            out = np.where(self._revealed[g], self._counts[g], HIDDEN)
-            out[self._flagged[g]] = FLAG
-            return out
+            flagged = self._flagged[g] if self._flag_count[g].any() else None
+            return visible_in_progress(self._counts[g], self._revealed[g], flagged)
         return visible_cells(
             self._counts[g],
             self._revealed[g],
@@ -735,7 +734,9 @@ class BatchGame:
         zero = self._counts[g, r, c] == 0
         if zero.any():
             boards, which = np.unique(g[zero], return_inverse=True)
-            opened = ~(self._mines[boards] | self._revealed[boards] | self._flagged[boards])
+            opened = ~(self._mines[boards] | self._revealed[boards])
+            if self._flag_count[boards].any():
+                opened &= ~self._flagged[boards]
             region = flood_batch(self._counts[boards], opened, which, r[zero], c[zero])
             self._revealed[boards] |= region
             self._hidden_safe[boards] -= np.count_nonzero(region, axis=(1, 2))

@@ -70,6 +70,20 @@ class Policy(Protocol):
     -------
     array_like of int, shape (k, 2)
         ``(row, col)`` of a hidden, unflagged cell for each game.
+
+    Examples
+    --------
+    A policy that always reveals the first hidden cell in reading order:
+
+    >>> import numpy as np
+    >>> import numsweeper as ns
+    >>> def first_hidden(visible, mines_left, rng):
+    ...     k, rows, cols = visible.shape
+    ...     flat = (visible == ns.HIDDEN).reshape(k, -1).argmax(axis=1)
+    ...     return np.stack(np.divmod(flat, cols), axis=1)
+    >>> result = ns.simulate(100, 9, 9, 10, policy=first_hidden, seed=0)
+    >>> result.policy, result.games
+    ('first_hidden', 100)
     """
 
     def __call__(
