@@ -315,13 +315,12 @@ def three_bv_solved(
     """
     n = mines.shape[0]
     zero = ~mines & (counts == 0)
-    labels, count = ndimage.label(zero, structure=EIGHT_STACKED)
-    board_of = np.zeros(count + 1, dtype=np.intp)
-    board_of[labels[zero]] = np.nonzero(zero)[0]
-    touched = np.zeros(count + 1, dtype=bool)
-    touched[labels[revealed & zero]] = True
-    touched[0] = False
-    openings = np.bincount(board_of[touched], minlength=n)
+    labels, _ = ndimage.label(zero, structure=EIGHT_STACKED)
+    # Labels run in raster order, so board i owns the labels up to last[i].
+    cells = mines.shape[-2] * mines.shape[-1]
+    last = np.maximum.accumulate(labels.reshape(n, cells).max(axis=1, initial=0))
+    touched = np.unique(labels[revealed & zero])
+    openings = np.bincount(np.searchsorted(last, touched), minlength=n)
     isolated = revealed & ~mines & ~dilate8(zero)
     solved: NDArray[np.intp] = openings + np.count_nonzero(isolated, axis=(1, 2))
     return solved
