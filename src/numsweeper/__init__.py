@@ -9,8 +9,9 @@ Examples
 <GameState.IN_PROGRESS: 'in_progress'>
 """
 
+from . import metrics
 from ._constants import EXPLODED, FLAG, HIDDEN, MINE, PRESETS, WRONG_FLAG
-from .batch import BoardBatch, generate_boards
+from .batch import BoardBatch, generate_boards, iter_boards
 from .batchgame import BatchGame, MoveStatus
 from .board import Board, Uncovered
 from .errors import (
@@ -56,6 +57,8 @@ __all__ = [
     "Snapshot",
     "Uncovered",
     "generate_boards",
+    "iter_boards",
+    "metrics",
     "simulate",
     "update_board",
 ]

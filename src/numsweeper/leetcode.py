@@ -35,9 +35,15 @@ def _grid_text(board: Any) -> tuple[int, int, str]:
         size = f"{len(row)} cells" if type(row) is list else f"a {type(row).__name__}"
         raise InvalidBoardError(f"board is ragged: row {i} has {size}, row 0 has {cols} cells")
     try:
-        text = "".join(map("".join, board))
-        invalid = len(text) != len(board) * cols or bool(
-            text.encode("ascii").translate(None, _VALID)
+        # A NUL after every cell but the last: each cell is one character
+        # exactly when the NULs fill the odd positions of a 2n-1 string.  (A
+        # plain join's length would let 'EE' next to '' through.)
+        spaced = "\0".join(map("\0".join, board))
+        text = spaced[::2]
+        invalid = (
+            len(spaced) != 2 * len(board) * cols - 1
+            or "\0" in text
+            or bool(text.encode("ascii").translate(None, _VALID))
         )
     except (TypeError, UnicodeEncodeError):
         invalid = True
