@@ -84,16 +84,10 @@ def test_stats_match_the_boards_they_stream(capsys: pytest.CaptureFixture[str]) 
         *("--seed", "3", "--first-click", "opening", "--click", "0", "0"),
     )
     assert code == 0
-    # Documented scheme: chunk i draws from child i of SeedSequence(seed).
-    children = np.random.SeedSequence(3).spawn(3)
-    parts = [
-        board_stats(
-            ns.generate_boards(
-                n, 16, 16, 40, seed=np.random.default_rng(s), first_click="opening", click=(0, 0)
-            ).mines
-        )
-        for n, s in zip((300, 300, 100), children, strict=True)
-    ]
+    chunks = ns.iter_boards(
+        700, 16, 16, 40, seed=3, chunk_size=300, first_click="opening", click=(0, 0)
+    )
+    parts = [board_stats(chunk) for chunk in chunks]
     lines = out.splitlines()
     assert field(out, "board") == "16x16, 40 mines, first click 'opening' at (0, 0)"
     assert field(out, "boards") == "700"
@@ -111,27 +105,25 @@ def test_stats_match_the_boards_they_stream(capsys: pytest.CaptureFixture[str]) 
     assert sum(counts) == 700 and max(len(line) for line in bars) < 80
 
 
-def test_stats_default_click_is_random_per_board(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(
-        capsys, "stats", "--preset", "beginner", "--boards", "50", "--first-click", "safe"
-    )
+def test_stats_without_a_rule_and_seed(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "stats", "--preset", "beginner", "--boards", "50")
     assert code == 0 and field(out, "seed") == "fresh"
-    assert field(out, "board") == "9x9, 10 mines, first click 'safe'"
+    assert field(out, "board") == "9x9, 10 mines, first click None"
 
 
 def test_ctrl_c_prints_what_was_done(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     calls = []
-    real = cli.generate_boards
+    real = cli.board_stats
 
-    def interrupted(*args: Any, **kwargs: Any) -> ns.BoardBatch:
+    def interrupted(boards: ns.BoardBatch) -> Any:
         calls.append(1)
         if len(calls) == 3:
             raise KeyboardInterrupt
-        return real(*args, **kwargs)
+        return real(boards)
 
-    monkeypatch.setattr(cli, "generate_boards", interrupted)
+    monkeypatch.setattr(cli, "board_stats", interrupted)
     code, out, _ = run(
         capsys, "stats", "--preset", "beginner", "--boards", "100", "--chunk-size", "20"
     )
@@ -163,6 +155,7 @@ def test_help_everywhere(capsys: pytest.CaptureFixture[str], command: list[str])
         (["stats", "--boards", "0"], "argument --boards: must be >= 1, got 0"),
         (["stats", "--click", "1"], "argument --click: expected 2 arguments"),
         (["stats", "--click", "1", "2"], "--click needs --first-click safe or opening"),
+        (["stats", "--first-click", "opening"], "--first-click opening needs --click ROW COL"),
         (["stats", "--first-click", "safe", "--click", "16", "0"], "--click 16 0 is off the"),
     ],
 )  # fmt: skip

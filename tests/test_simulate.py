@@ -125,7 +125,7 @@ def test_records_match_games_played_one_by_one() -> None:
 
 
 def test_same_records_for_any_executor() -> None:
-    args = (600, 9, 9, 10)
+    args = (600, 6, 6, 3)
     kw: dict[str, Any] = {"seed": 2024, "chunk_size": 70}
     serial = ns.simulate(*args, **kw)
     with ThreadPoolExecutor(3) as pool:

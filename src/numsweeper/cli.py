@@ -20,8 +20,9 @@ from numpy.typing import NDArray
 from . import __version__
 from ._constants import PRESETS
 from ._validate import check_dims, check_first_click_fits
-from .batch import generate_boards
+from .batch import DEFAULT_CHUNK_SIZE, iter_boards
 from .errors import MinesweeperError
+from .metrics import board_stats
 from .simulate import POLICY_NAMES, simulate
 
 __all__ = ["SUBCOMMAND_MODULES", "main"]
@@ -185,21 +186,19 @@ def _add_stats(subparsers: Any) -> None:
         nargs=2,
         type=_non_negative,
         metavar=("ROW", "COL"),
-        help="the first click kept safe by --first-click (default: a random cell per board)",
+        help="the first click that --first-click keeps safe (required with a rule)",
     )
     parser.add_argument(
         "--chunk-size",
         type=_positive,
-        default=10_000,
-        help="boards per chunk; memory grows with it (default: 10000)",
+        default=DEFAULT_CHUNK_SIZE,
+        help=f"boards per chunk; memory grows with it (default: {DEFAULT_CHUNK_SIZE})",
     )
     _add_board_options(parser, rule="none")
     parser.set_defaults(func=_stats, parser=parser)
 
 
 def _stats(args: argparse.Namespace) -> int:
-    from .metrics import board_stats
-
     parser = args.parser
     rows, cols, mines = _board(parser, args)
     rule = _RULES[args.first_click]
@@ -208,36 +207,37 @@ def _stats(args: argparse.Namespace) -> int:
             parser.error("--click needs --first-click safe or opening")
         if not (args.click[0] < rows and args.click[1] < cols):
             parser.error(f"--click {args.click[0]} {args.click[1]} is off the {rows}x{cols} board")
+    elif rule is not None:
+        parser.error(f"--first-click {args.first_click} needs --click ROW COL")
     bar = None
     if _want_progress(parser, args):
         from tqdm import tqdm
 
         bar = tqdm(total=args.boards, unit="board", file=sys.stderr, dynamic_ncols=True)
 
-    root = np.random.SeedSequence(args.seed)
+    chunks = iter_boards(
+        args.boards,
+        rows,
+        cols,
+        mines,
+        seed=args.seed,
+        chunk_size=args.chunk_size,
+        first_click=rule,
+        click=args.click,
+    )
     # Exact histograms of small integers: constant memory, exact percentiles.
     hists = {key: np.zeros(rows * cols + 1, dtype=np.int64) for _, key in _STATS}
-    chunks = range(0, args.boards, args.chunk_size)
     done = 0
     interrupted = False
     began = time.perf_counter()
     try:
-        for start, seed in zip(chunks, root.spawn(len(chunks)), strict=True):
-            n = min(args.chunk_size, args.boards - start)
-            rng = np.random.default_rng(seed)
-            click = None
-            if rule is not None:
-                click = args.click or np.stack(
-                    [rng.integers(0, rows, n), rng.integers(0, cols, n)], axis=1
-                )
-            boards = generate_boards(n, rows, cols, mines, seed=rng, first_click=rule, click=click)
-            stats = board_stats(boards.mines)
-            del boards
+        for boards in chunks:
+            stats = board_stats(boards)
             for _, key in _STATS:
                 hists[key] += np.bincount(stats[key], minlength=rows * cols + 1)
-            done += n
+            done += len(boards)
             if bar is not None:
-                bar.update(n)
+                bar.update(len(boards))
     except KeyboardInterrupt:
         interrupted = True
     finally:
