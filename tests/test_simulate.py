@@ -17,6 +17,7 @@ from numpy.typing import NDArray
 import numsweeper as ns
 from numsweeper._kernels import adjacent_counts, three_bv_solved
 from numsweeper.metrics import three_bv
+from numsweeper.simulate import RECORD_DTYPE
 
 
 def first_hidden(
@@ -184,7 +185,7 @@ def test_first_click_only_stops_after_one_reveal() -> None:
 
 def test_wilson_interval_known_values() -> None:
     def result(wins: int, games: int) -> ns.SimulationResult:
-        records = np.zeros(games, dtype=ns.simulate.__globals__["RECORD_DTYPE"])
+        records = np.zeros(games, dtype=RECORD_DTYPE)
         records["won"][:wins] = True
         return ns.SimulationResult(records, 9, 9, 10, None, "x", 0, (), 1, games, 1.0)
 
