@@ -3,8 +3,10 @@
 - BatchGame playing expert games with the random policy, against the same
   kind of games played one by one through Game (per-game time is what to
   compare: the one-by-one baseline plays fewer games).
-- The two ways to flood many boards at once: one ``ndimage.label`` over the
-  stacked boards, or a windowed ``flood_from`` per board.
+- The ways to flood many boards at once: reachability on packed boards (what
+  ``flood_batch`` uses up to 62 columns), one ``ndimage.label`` over the
+  stacked boards (its fallback for wider boards), or a windowed
+  ``flood_from`` per board.
 - ``numsweeper stats``: time and traced peak memory for growing board counts
   (the peak must not grow).
 """
@@ -21,7 +23,7 @@ import pytest
 import numsweeper as ns
 from conftest import size
 from numsweeper import cli
-from numsweeper._kernels import flood_batch, flood_from
+from numsweeper._kernels import _flood_labelled, _flood_packed, flood_batch, flood_from
 
 ROWS, COLS, MINES = ns.PRESETS["expert"]
 GAMES = size(10_000, 200)
@@ -95,10 +97,18 @@ def first_clicks() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
 
 
 @pytest.mark.benchmark(group="flood the first click of 10,000 expert boards")
+def test_flood_packed(benchmark, first_clicks) -> None:
+    counts, open_, rows, cols = first_clicks
+    games = np.arange(len(rows))
+    region = benchmark(_flood_packed, counts, open_, games, rows, cols)
+    assert region[games, rows, cols].all()
+
+
+@pytest.mark.benchmark(group="flood the first click of 10,000 expert boards")
 def test_flood_stacked_label(benchmark, first_clicks) -> None:
     counts, open_, rows, cols = first_clicks
     games = np.arange(len(rows))
-    region = benchmark(flood_batch, counts, open_, games, rows, cols)
+    region = benchmark(_flood_labelled, counts, open_, games, rows, cols)
     assert region[games, rows, cols].all()
 
 

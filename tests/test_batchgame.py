@@ -282,3 +282,32 @@ def test_views_are_read_only_and_repr_counts_states() -> None:
     assert batch.revealed_count.tolist() == [0, 1, 1]
     with pytest.raises(IndexError, match="out of range"):
         batch[3]
+
+
+@pytest.mark.parametrize(("rows", "cols", "density"), [(16, 30, 0.1), (9, 9, 0.05), (5, 62, 0.08)])
+def test_flood_kernels_agree_with_flood_from(rows: int, cols: int, density: float) -> None:
+    from numsweeper._kernels import _flood_labelled, _flood_packed, adjacent_counts, flood_from
+
+    rng = np.random.default_rng(rows * cols)
+    n = 300
+    mines = rng.random((n, rows, cols)) < density
+    counts = adjacent_counts(mines)
+    blocked = mines | (rng.random((n, rows, cols)) < 0.05)  # flags and revealed cells
+    zero = ~blocked & (counts == 0)
+    # Up to three clicks per board, on open zero cells.
+    games, r, c = np.nonzero(zero & (rng.random(zero.shape) < 3 / zero[0].size))
+    expected = np.zeros_like(mines)
+    for g, rr, cc in zip(games.tolist(), r.tolist(), c.tolist(), strict=True):
+        (r0, c0), mask = flood_from(counts[g], (blocked[g],), rr, cc)
+        expected[g, r0 : r0 + mask.shape[0], c0 : c0 + mask.shape[1]] |= mask
+    assert expected.any()
+    for flood in (_flood_packed, _flood_labelled):
+        np.testing.assert_array_equal(flood(counts, ~blocked, games, r, c), expected)
+    one = np.unique(games, return_index=True)[1]  # one click per board, all boards
+    boards = games[one]
+    sub = (counts[boards], ~blocked[boards], np.arange(boards.size), r[one], c[one])
+    np.testing.assert_array_equal(_flood_packed(*sub), _flood_labelled(*sub))
+
+
+def test_wide_boards_use_the_labelled_flood_and_still_match() -> None:
+    play_both(6, 70, 20, 60, 25, "opening", seed=3)
