@@ -48,15 +48,19 @@ def play_batch(n: int, seed: int) -> ns.BatchGame:
 
 
 def play_one_by_one(n: int, seed: int) -> list[ns.Game]:
-    """Play ``n`` expert games to the end, one Game at a time, same policy."""
+    """Play ``n`` expert games to the end, one Game at a time.
+
+    The same policy (a uniform hidden cell), written the cheap scalar way a
+    one-game loop would: no batch machinery is charged to the baseline.
+    """
     rng = np.random.default_rng(seed)
     played = []
     for child in np.random.SeedSequence(seed).spawn(n):
         game = ns.Game.new(ROWS, COLS, MINES, seed=child, first_click="opening")
         while game.state is ns.GameState.IN_PROGRESS:
-            snap = game.snapshot()
-            ((r, c),) = POLICY(snap.cells[None], np.array([snap.mines_left]), rng)
-            game.reveal(int(r), int(c))
+            hidden = np.flatnonzero(game.snapshot().cells.ravel() == ns.HIDDEN)
+            r, c = divmod(int(hidden[rng.integers(hidden.size)]), COLS)
+            game.reveal(r, c)
         played.append(game)
     return played
 
