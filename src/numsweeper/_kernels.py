@@ -759,12 +759,18 @@ def three_bv_solved(
     """
     n = mines.shape[0]
     zero = ~mines & (counts == 0)
-    labels, _ = ndimage.label(zero, structure=EIGHT_STACKED)
-    # Labels run in raster order, so board i owns the labels up to last[i].
-    cells = mines.shape[-2] * mines.shape[-1]
-    last = np.maximum.accumulate(labels.reshape(n, cells).max(axis=1, initial=0))
-    touched = np.unique(labels[revealed & zero])
-    openings = np.bincount(np.searchsorted(last, touched), minlength=n)
+    if n and mines.shape[-1] <= MAX_PACKED_COLS:
+        # The openings holding a revealed cell, flooded whole, then counted.
+        words, layout = pack_boards(zero)
+        touched = reach_packed(words, pack_boards(revealed & zero)[0], diagonal=True)
+        openings = count_components_packed(touched, layout).reshape(-1)[:n]
+    else:
+        labels, _ = ndimage.label(zero, structure=EIGHT_STACKED)
+        # Labels run in raster order, so board i owns the labels up to last[i].
+        cells = mines.shape[-2] * mines.shape[-1]
+        last = np.maximum.accumulate(labels.reshape(n, cells).max(axis=1, initial=0))
+        hit = np.unique(labels[revealed & zero])
+        openings = np.bincount(np.searchsorted(last, hit), minlength=n)
     isolated = revealed & ~mines & ~dilate8(zero)
     solved: NDArray[np.intp] = openings + np.count_nonzero(isolated, axis=(1, 2))
     return solved
