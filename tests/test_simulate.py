@@ -197,6 +197,9 @@ def test_wilson_interval_known_values() -> None:
     low, high = result(10, 10).win_rate_ci
     assert (round(low, 4), high) == (0.7225, 1.0)
     assert result(0, 0).win_rate_ci == (0.0, 1.0)
+    # Tiny upper bounds keep two significant digits instead of rounding to 0.
+    assert "win rate     0.00% (95% CI 0.00% to 0.0042%)" in result(0, 92_000).summary()
+    assert "(95% CI 40.38% to 59.62%)" in result(50, 100).summary()
     assert math.isnan(result(0, 0).win_rate)
 
 

@@ -14,7 +14,7 @@ import signal
 import sys
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
+from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed, wait
 from dataclasses import dataclass
 from os import PathLike
 from typing import Any, Protocol
@@ -168,6 +168,13 @@ _POLICIES: dict[str, Callable[[], Policy]] = {
 POLICY_NAMES = (*_POLICIES, "solver")
 
 
+def _percent(share: float) -> str:
+    """Two decimals, or two significant digits for shares below 0.1%."""
+    if 0 < 100 * share < 0.1:
+        return f"{100 * share:.2g}%"
+    return f"{100 * share:.2f}%"
+
+
 def _mean(values: NDArray[Any]) -> float:
     return float(np.mean(values)) if len(values) else math.nan
 
@@ -316,7 +323,7 @@ class SimulationResult:
             ("games", games),
             (
                 "win rate",
-                f"{100 * self.win_rate:.2f}% (95% CI {100 * low:.2f}% to {100 * high:.2f}%)",
+                f"{_percent(self.win_rate)} (95% CI {_percent(low)} to {_percent(high)})",
             ),
             (
                 "mean 3BV",
@@ -514,6 +521,16 @@ def simulate(
     TypeError
         For non-integer counts, or both ``workers`` and ``executor``.
 
+    Notes
+    -----
+    Chunk ``i`` spawns two children from its ``SeedSequence``: the first
+    seeds ``BatchGame.new`` (the boards), the second the ``rng`` handed to
+    the policy.  With ``first_click=None`` the boards of chunk ``i`` are
+    therefore ``generate_boards(size, rows, cols, mines, seed=child_i.spawn(2)[0])``.
+    Memory is a few bytes per cell per game of one chunk per worker, so
+    ``games`` may be as large as patience allows.  Ctrl-C stops cleanly: with
+    worker processes, the chunks that are running finish and are kept.
+
     Examples
     --------
     >>> import numsweeper as ns
@@ -608,9 +625,11 @@ def _run(
     except KeyboardInterrupt:
         for future in futures:
             future.cancel()
-        # Keep the chunks that finished while we were told to stop.
+        # Chunks already running finish (they are short); keep every one that
+        # finished without error.
+        wait(futures)
         for future, i in futures.items():
-            if future.done() and not future.cancelled() and future.exception() is None:
+            if not future.cancelled() and future.exception() is None:
                 yield i, future.result()
         raise
     finally:
