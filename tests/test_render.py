@@ -311,3 +311,27 @@ def test_boards_html_shows_layouts() -> None:
         assert grid == [[EXPECTED[v] for v in row] for row in want]
     with pytest.raises(ns.InvalidBoardError, match="one shape"):
         boards_html(batch.mines, batch.counts[:, :2])
+
+
+def test_batch_game_display_matches_its_games() -> None:
+    games = ns.BatchGame.new(50, 6, 7, 8, seed=2, first_click="opening")
+    n = len(games)
+    games.reveal(np.full(n, 3), np.full(n, 3))
+    games.toggle_flag(np.zeros(n, np.intp), np.zeros(n, np.intp))
+    first = np.arange(4)
+    page = batch_html(
+        games.visible_of(first),
+        states=games.states[first],
+        mines_left=games.mines_left[first],
+        total=n,
+    )
+    assert "50 games 6×7, showing #0–#3" in page
+    tables = page.split("<table")[1:]
+    assert len(tables) == 4
+    for i, table in enumerate(tables):
+        snap = games[i].snapshot()
+        want = [[EXPECTED[v] for v in row] for row in snap.cells.tolist()]
+        assert cell_grid("<table" + table) == want
+        assert f"#{i} · {snap.state.name} · {snap.mines_left} left" in page
+    with pytest.raises(ValueError, match="total"):
+        batch_html(games.visible_of(first), total=3)

@@ -535,12 +535,14 @@ def batch_html(
     caption: str | None = None,
     limit: int = BATCH_SHOW,
     max_cells: int = HTML_MAX_CELLS,
+    total: int | None = None,
 ) -> str:
     """Show the first boards of a batch of games in a grid, with their indices.
 
     Only the first ``limit`` boards are touched, so a batch of any length
     displays at once.  Each board is a table, or an image above
-    ``max_cells`` cells, as in :func:`to_html`.
+    ``max_cells`` cells, as in :func:`to_html`.  A batch that can hand out
+    its first games alone passes just those, with ``total`` its length.
 
     Parameters
     ----------
@@ -556,6 +558,9 @@ def batch_html(
         Boards shown at most, :data:`BATCH_SHOW` by default.
     max_cells : int
         Largest board drawn as a table.
+    total : int, optional
+        Games in the whole batch, for the caption, when ``visible`` holds
+        only the first ones; ``len(visible)`` by default.
 
     Returns
     -------
@@ -566,6 +571,8 @@ def batch_html(
     ------
     InvalidBoardError
         If ``visible`` is not 3-D or its first boards hold invalid codes.
+    ValueError
+        If ``total`` is smaller than ``len(visible)``.
 
     Examples
     --------
@@ -576,12 +583,20 @@ def batch_html(
     >>> page = batch_html(visible, states=[ns.GameState.IN_PROGRESS] * 10)
     >>> page.count("<table"), page.count("<td"), "#5 · IN_PROGRESS" in page
     (6, 120, True)
+    >>> games = ns.BatchGame.new(1000, 16, 30, 99, seed=0)
+    >>> first = np.arange(3)
+    >>> page = batch_html(games.visible_of(first), states=games.states[first], total=len(games))
+    >>> "1,000 games 16×30, showing #0–#2" in page
+    True
     """
     array = np.asarray(visible)
     if array.ndim != 3:
         raise InvalidBoardError(f"visible must be 3-D (n, rows, cols), got shape {array.shape}")
-    n, rows, cols = array.shape
-    shown = min(n, max(int(limit), 0))
+    given, rows, cols = array.shape
+    n = given if total is None else int(total)
+    if n < given:
+        raise ValueError(f"total must be at least len(visible) = {given}, got {total!r}")
+    shown = min(given, max(int(limit), 0))
     head = caption
     if head is None:
         head = f"{n:,} games {rows}×{cols}" + (f", showing #0–#{shown - 1}" if shown < n else "")
