@@ -344,3 +344,13 @@ def test_curses_mode_ends_with_the_result() -> None:
 def test_curses_mode_needs_a_terminal() -> None:
     done = play_subprocess("q\n", "--curses")
     assert done.returncode == 2 and "--curses needs a terminal" in done.stderr
+
+
+def test_ctrl_c_ends_with_130() -> None:
+    class Interrupting(io.StringIO):
+        def readline(self, size: int | None = -1) -> str:
+            raise KeyboardInterrupt
+
+    out = io.StringIO()
+    assert play.run(namespace(preset="beginner"), Interrupting(), out) == 130
+    assert out.getvalue().endswith("\ninterrupted\n")

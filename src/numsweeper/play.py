@@ -385,7 +385,7 @@ def run(
     int
         0 when the game ends, on ``q`` and at the end of input; 2 for bad
         arguments, or ``--curses`` without a terminal (the message goes to
-        standard error).
+        standard error); 130 after Ctrl-C.
 
     Examples
     --------
@@ -426,7 +426,11 @@ def run(
         if interactive:
             stdout.write("> ")
             stdout.flush()
-        line = stdin.readline()
+        try:
+            line = stdin.readline()
+        except KeyboardInterrupt:
+            session.say("\ninterrupted")
+            return 130
         if not line:
             session.say("bye (end of input)")
             return 0
