@@ -528,7 +528,11 @@ def _run_curses(game: Game, about: str, stdout: TextIO) -> int:
             else:
                 session.message = "? " + _CURSES_KEYS
 
-    curses.wrapper(loop)
+    try:
+        curses.wrapper(loop)  # restores the terminal however the loop ends
+    except KeyboardInterrupt:
+        print("interrupted", file=stdout)
+        return 130
     print(f"numsweeper: {about}", file=stdout)
     print(render_screen(game.snapshot(), elapsed=session.elapsed()), file=stdout)
     print(session.message.replace("  (press any key)", ""), file=stdout, flush=True)
