@@ -134,7 +134,7 @@ def flood_from(
         half *= 2
     # The component stays clear of every inner window edge, so its one-cell
     # border lies inside the window too.
-    region = ndimage.binary_dilation(component, structure=EIGHT)
+    region = dilate8(component)
     region &= open_
     return (r0, c0), region
 
