@@ -228,3 +228,19 @@ def test_python_dash_m(tmp_path: Path) -> None:
         check=False,
     )
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
+
+
+def test_play_is_a_numsweeper_subcommand() -> None:
+    import subprocess
+    import sys
+
+    out = subprocess.run(
+        [sys.executable, "-m", "numsweeper", "play", "--preset", "beginner", "--seed", "1"],
+        input="r 4 4\nq\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 0, out.stderr
+    assert "mines left: 10" in out.stdout
+    assert out.stdout.count("0 1 2 3 4 5 6 7 8") >= 2  # the board before and after the move

@@ -335,3 +335,16 @@ def test_batch_game_display_matches_its_games() -> None:
         assert f"#{i} · {snap.state.name} · {snap.mines_left} left" in page
     with pytest.raises(ValueError, match="total"):
         batch_html(games.visible_of(first), total=3)
+
+
+def test_batch_objects_display_themselves() -> None:
+    batch = ns.generate_boards(50, 5, 6, 7, seed=3)
+    assert batch._repr_html_() == boards_html(batch.mines, batch.counts)
+    assert "50 boards 5×6, 7 mines" in batch._repr_html_()
+    games = ns.BatchGame(batch)
+    games.reveal(np.full(50, 2), np.full(50, 2))
+    page = games._repr_html_()
+    assert page.count("<table") == render.BATCH_SHOW
+    assert f"50 games 5×6, showing #0–#{render.BATCH_SHOW - 1}" in page
+    for i in range(render.BATCH_SHOW):
+        assert f"#{i} · {games.states[i].name}" in page

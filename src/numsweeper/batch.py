@@ -103,6 +103,11 @@ class BoardBatch:
             raise IndexError(f"board index {i} out of range for a batch of {len(self)}")
         return Board._from_arrays(self.mines[i], self.counts[i])
 
+    def _repr_html_(self) -> str:
+        from .render import boards_html
+
+        return boards_html(self.mines, self.counts)
+
     def __repr__(self) -> str:
         return (
             f"<BoardBatch of {len(self)} boards {self.rows}x{self.cols}, {self.mine_count} mines>"

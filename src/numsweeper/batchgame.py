@@ -444,6 +444,17 @@ class BatchGame:
             won=state == _WON,
         )
 
+    def _repr_html_(self) -> str:
+        from .render import BATCH_SHOW, batch_html
+
+        first = np.arange(min(len(self), BATCH_SHOW))
+        return batch_html(
+            self.visible_of(first),
+            states=list(self.states[first]),
+            mines_left=self.mines_left[first],
+            total=len(self),
+        )
+
     def __repr__(self) -> str:
         return (
             f"<BatchGame of {len(self)} games {self.rows}x{self.cols}, {self._mine_count} mines: "

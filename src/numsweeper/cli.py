@@ -28,11 +28,10 @@ from .simulate import POLICY_NAMES, simulate
 __all__ = ["SUBCOMMAND_MODULES", "main"]
 
 # ---------------------------------------------------------------------------
-# SUBCOMMAND REGISTRY -- the lead extends this list.
-# Each entry names a module exposing ``add_parser(subparsers)``, which adds
-# one subcommand to the ``argparse`` sub-parsers and sets ``func`` (a callable
-# ``args -> exit code``) with ``set_defaults``.  Example: "numsweeper.play".
-SUBCOMMAND_MODULES: list[str] = []
+# Subcommands that live in modules of their own.  Each module exposes
+# ``add_parser(subparsers)``, which adds one subcommand to the ``argparse``
+# sub-parsers and sets ``func`` (a callable ``args -> exit code``).
+SUBCOMMAND_MODULES: list[str] = ["numsweeper.play"]
 # ---------------------------------------------------------------------------
 
 _RULES = {"none": None, "safe": "safe", "opening": "opening"}
