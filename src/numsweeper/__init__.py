@@ -9,6 +9,7 @@ Examples
 <GameState.IN_PROGRESS: 'in_progress'>
 """
 
+from . import solver
 from ._constants import EXPLODED, FLAG, HIDDEN, MINE, PRESETS, WRONG_FLAG
 from .batch import BoardBatch, generate_boards
 from .board import Board, Uncovered
@@ -48,5 +49,6 @@ __all__ = [
     "Snapshot",
     "Uncovered",
     "generate_boards",
+    "solver",
     "update_board",
 ]
