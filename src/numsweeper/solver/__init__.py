@@ -1,5 +1,7 @@
 """The solver: exact mine probabilities, a playing policy and hints.
 
+It reads only what a player sees (visible states), never hidden mines.
+
 Examples
 --------
 >>> import numsweeper as ns
@@ -8,8 +10,12 @@ Examples
 >>> a = ns.solver.analyze(game)
 >>> a.probabilities.shape
 (9, 9)
+>>> h = ns.solver.hint(game)
+>>> 0.0 <= h.probability <= 1.0
+True
 """
 
 from .analysis import MAX_STATES, Analysis, analyze
+from .policy import Hint, SolverPolicy, hint, local_rules
 
-__all__ = ["MAX_STATES", "Analysis", "analyze"]
+__all__ = ["MAX_STATES", "Analysis", "Hint", "SolverPolicy", "analyze", "hint", "local_rules"]

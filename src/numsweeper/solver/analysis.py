@@ -23,8 +23,10 @@ float division happens at the very end and is correctly rounded.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -171,6 +173,16 @@ class _Empty(Exception):
         self.constraint = constraint
 
 
+def _getter(index: list[int]) -> Callable[[tuple[int, ...]], tuple[int, ...]]:
+    """A fast ``lambda key: tuple(key[j] for j in index)``."""
+    if not index:
+        return lambda key: ()
+    if len(index) == 1:
+        j = index[0]
+        return lambda key: (key[j],)
+    return itemgetter(*index)
+
+
 def _forward(
     order: list[int],
     group_cons: list[list[int]],
@@ -199,27 +211,41 @@ def _forward(
     for i, g in enumerate(order):
         cons = group_cons[g]
         size = sizes[g]
-        opened = [c for c in cons if first[c] == i]
-        new_active = [c for c in active if last[c] > i] + [c for c in opened if last[c] > i]
+        in_cons = set(cons)
         pos = {c: j for j, c in enumerate(active)}
-        # capacity left to each of g's constraints once g is placed
-        after = []
+        opened = [c for c in cons if first[c] == i]
+        # New key = unchanged needs + needs that drop by v (old, then opened).
+        keep = [c for c in active if last[c] > i and c not in in_cons]
+        drop = [c for c in active if last[c] > i and c in in_cons]
+        fresh = [c for c in opened if last[c] > i]
+        new_active = keep + drop + fresh
+        get_keep = _getter([pos[c] for c in keep])
+        get_drop = _getter([pos[c] for c in drop])
+        fresh_needs = tuple(need[c] for c in fresh)
+        # bounds on v from each of g's constraints: need - capacity left after g
         for c in cons:
             capacity[c] -= size
-            after.append(capacity[c])
+        old_cons = [(pos[c], capacity[c]) for c in cons if c in pos]
+        lo0, hi0 = 0, size
+        for c in opened:
+            lo0 = max(lo0, need[c] - capacity[c])
+            hi0 = min(hi0, need[c])
         weights = [math.comb(size, v) for v in range(size + 1)]
         new_layer: dict[tuple[int, ...], Poly] = {}
         for key, poly in layer.items():
-            state = {c: key[pos[c]] for c in active}
-            for c in opened:
-                state[c] = need[c]
-            lo, hi = 0, size
-            for c, cap in zip(cons, after, strict=True):
-                n = state[c]
-                lo = max(lo, n - cap)
-                hi = min(hi, n)
+            lo, hi = lo0, hi0
+            for j, cap in old_cons:
+                n = key[j]
+                if n - cap > lo:
+                    lo = n - cap
+                if n < hi:
+                    hi = n
+            if lo > hi:
+                continue
+            fixed = get_keep(key)
+            base = get_drop(key) + fresh_needs
             for v in range(lo, hi + 1):
-                new_key = tuple(state[c] - v if c in cons else state[c] for c in new_active)
+                new_key = fixed + tuple([x - v for x in base])
                 w = weights[v]
                 target = new_layer.get(new_key)
                 if target is None:
