@@ -257,6 +257,31 @@ def test_analyze_same_small_frontier_positions(benchmark: Any) -> None:
     benchmark.extra_info["positions"] = len(positions)
 
 
+def _strip(cols: int) -> tuple[np.ndarray, int]:
+    """A 4-row strip: mines in row 1, every other cell of row 2 revealed.
+
+    One long frontier component whose layouts grow exponentially with
+    ``cols`` while every cut stays narrow.
+    """
+    rng = np.random.default_rng(3)
+    layout = np.zeros((4, cols), dtype=bool)
+    layout[1] = rng.random(cols) < 0.3
+    cells = np.full(layout.shape, H, dtype=np.int8)
+    cells[2, ::2] = adjacent(layout)[2, ::2]
+    return cells, int(layout.sum())
+
+
+def test_analyze_long_frontier(benchmark: Any) -> None:
+    cells, mines = _strip(size(22, 10))
+    benchmark(analyze, cells, mines)
+
+
+def test_backtrack_long_frontier_baseline(benchmark: Any) -> None:
+    cells, mines = _strip(size(22, 10))
+    assert backtrack_count(cells, mines) == analyze(cells, mines).layouts
+    benchmark.pedantic(backtrack_count, (cells, mines), rounds=3, iterations=1)
+
+
 def test_analyze_hard_expert(benchmark: Any) -> None:
     positions = hard_positions(size(5, 1))
     benchmark.pedantic(lambda: [analyze(c, m) for c, m in positions], rounds=1, iterations=1)
