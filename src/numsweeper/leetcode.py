@@ -12,41 +12,53 @@ from .errors import IllegalMoveError, InvalidBoardError, OutOfBoundsError
 
 __all__ = ["update_board"]
 
-_ALLOWED = frozenset("MEB12345678")
+_VALID = b"MEB12345678"
 
 
-def _rows_as_text(board: Any) -> tuple[int, int, list[str]]:
-    """Check the grid's shape and characters; return it as one string a row."""
-    if not isinstance(board, list) or not board:
+def _grid_text(board: Any) -> tuple[int, int, str]:
+    """Check the grid's shape and characters; return all its cells as one string.
+
+    This runs on every call, so it leans on C-level string operations: one
+    ``str.join`` per row, then one ``bytes.translate`` that deletes every
+    valid character.  Only when something is wrong do we look for where.
+    """
+    if type(board) is not list or not board:
         raise InvalidBoardError(f"board must be a non-empty list of rows, got {board!r:.60}")
     first = board[0]
-    if not isinstance(first, list) or not first:
+    if type(first) is not list or not first:
         raise InvalidBoardError(f"board rows must be non-empty lists, got row 0 = {first!r:.60}")
     cols = len(first)
-    lines = []
-    for i, row in enumerate(board):
-        if not isinstance(row, list) or len(row) != cols:
-            size = len(row) if isinstance(row, list) else type(row).__name__
-            raise InvalidBoardError(f"board is ragged: row {i} has {size} cells, row 0 has {cols}")
-        try:
-            line = "".join(row)
-        except TypeError:
-            raise InvalidBoardError(
-                f"row {i} holds a cell that is not a string: {row!r:.60}"
-            ) from None
-        if len(line) != cols:
-            bad = next(cell for cell in row if len(cell) != 1)
-            raise InvalidBoardError(f"row {i} holds {bad!r}, which is not one character")
-        lines.append(line)
-    bad_chars = set("".join(lines)) - _ALLOWED
-    if bad_chars:
-        i, line = next((i, line) for i, line in enumerate(lines) if not set(line) <= _ALLOWED)
-        j = next(j for j, ch in enumerate(line) if ch not in _ALLOWED)
-        hint = " (the game is already over)" if line[j] == "X" else ""
-        raise InvalidBoardError(
-            f"invalid cell {line[j]!r} at ({i}, {j}){hint}; expected one of 'M', 'E', 'B', '1'-'8'"
+    if set(map(type, board)) != {list} or set(map(len, board)) != {cols}:
+        i, row = next(
+            (i, row) for i, row in enumerate(board) if type(row) is not list or len(row) != cols
         )
-    return len(board), cols, lines
+        size = f"{len(row)} cells" if type(row) is list else f"a {type(row).__name__}"
+        raise InvalidBoardError(f"board is ragged: row {i} has {size}, row 0 has {cols} cells")
+    try:
+        # A NUL after every cell but the last: each cell is one character
+        # exactly when the NULs fill the odd positions of a 2n-1 string.  (A
+        # plain join's length would let 'EE' next to '' through.)
+        spaced = "\0".join(map("\0".join, board))
+        text = spaced[::2]
+        invalid = (
+            len(spaced) != 2 * len(board) * cols - 1
+            or "\0" in text
+            or bool(text.encode("ascii").translate(None, _VALID))
+        )
+    except (TypeError, UnicodeEncodeError):
+        invalid = True
+    if invalid:
+        i, j, cell = next(
+            (i, j, cell)
+            for i, row in enumerate(board)
+            for j, cell in enumerate(row)
+            if not (type(cell) is str and len(cell) == 1 and cell in _VALID.decode())
+        )
+        hint = " (the game is already over)" if cell == "X" else ""
+        raise InvalidBoardError(
+            f"invalid cell {cell!r} at ({i}, {j}){hint}; expected one of 'M', 'E', 'B', '1'-'8'"
+        )
+    return len(board), cols, text
 
 
 def update_board(board: list[list[str]], click: Any) -> list[list[str]]:
@@ -97,7 +109,7 @@ def update_board(board: list[list[str]], click: Any) -> list[list[str]]:
     B111B
     BBBBB
     """
-    rows, cols, lines = _rows_as_text(board)
+    rows, cols, text = _grid_text(board)
     try:
         raw_row, raw_col = click
     except (TypeError, ValueError):
@@ -105,7 +117,7 @@ def update_board(board: list[list[str]], click: Any) -> list[list[str]]:
     r, c = check_int(raw_row, "click row"), check_int(raw_col, "click col")
     if not (0 <= r < rows and 0 <= c < cols):
         raise OutOfBoundsError(f"click {[r, c]} is off the {rows}x{cols} board")
-    cell = lines[r][c]
+    cell = text[r * cols + c]
     if cell == "M":
         board[r][c] = "X"
         return board
@@ -113,12 +125,16 @@ def update_board(board: list[list[str]], click: Any) -> list[list[str]]:
         raise IllegalMoveError(f"click {[r, c]} is on revealed cell {cell!r}")
 
     # A digit needs no arrays: count the mines around the click directly.
-    near = sum(line[max(c - 1, 0) : c + 2].count("M") for line in lines[max(r - 1, 0) : r + 2])
+    lo, hi = max(c - 1, 0), min(c + 2, cols)
+    near = sum(
+        text[i * cols + lo : i * cols + hi].count("M")
+        for i in range(max(r - 1, 0), min(r + 2, rows))
+    )
     if near:
         board[r][c] = str(near)
         return board
 
-    grid = np.frombuffer("".join(lines).encode("ascii"), dtype=np.uint8).reshape(rows, cols)
+    grid = np.frombuffer(text.encode("ascii"), dtype=np.uint8).reshape(rows, cols)
     counts = adjacent_counts(grid == ord("M"))
     (r0, c0), region = flood_from(counts, (grid != ord("E"),), r, c)
     h, w = region.shape

@@ -1,0 +1,244 @@
+"""Every rejected action raises the right error, names the bad value, and changes nothing."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+import pytest
+
+import numsweeper as ns
+from reference import fixed_game
+
+Unchanged = Callable[[ns.Game], AbstractContextManager[None]]
+ACTIONS = ["reveal", "toggle_flag", "chord"]
+
+# 5x6 board: two mines top left, and a wall that hides (3, 5) and (4, 5)
+# from the flood of (2, 2), which leaves 9 safe cells hidden.
+MINES = [(0, 0), (0, 1), (2, 4), (3, 4), (4, 4)]
+
+
+def mid_game() -> ns.Game:
+    game = fixed_game(5, 6, MINES)
+    game.reveal(2, 2)  # floods most of the board
+    game.toggle_flag(0, 0)
+    game.toggle_flag(4, 4)
+    assert game.state is ns.GameState.IN_PROGRESS
+    assert game.board is not None and game.board.hidden_safe == 9
+    return game
+
+
+def unplaced_game() -> ns.Game:
+    game = ns.Game.new(5, 6, 3, seed=0, first_click="safe")
+    game.toggle_flag(1, 1)
+    return game
+
+
+def won_game() -> ns.Game:
+    game = fixed_game(5, 6, MINES)
+    game.reveal(2, 2)
+    board = game.board
+    assert board is not None
+    for r, c in np.argwhere(~board.revealed & ~board.mines).tolist():
+        if game.state is ns.GameState.IN_PROGRESS:
+            game.reveal(r, c)
+    assert game.state is ns.GameState.WON
+    return game
+
+
+def lost_game() -> ns.Game:
+    game = fixed_game(5, 6, MINES)
+    game.toggle_flag(3, 3)  # a wrong flag, shown after the loss
+    game.reveal(0, 0)
+    assert game.state is ns.GameState.LOST
+    return game
+
+
+PHASES = {"mid": mid_game, "unplaced": unplaced_game, "won": won_game, "lost": lost_game}
+LIVE = ["mid", "unplaced"]
+
+
+def test_hierarchy() -> None:
+    assert issubclass(ns.InvalidBoardError, ns.MinesweeperError)
+    assert issubclass(ns.InvalidBoardError, ValueError)
+    assert issubclass(ns.OutOfBoundsError, ns.MinesweeperError)
+    assert issubclass(ns.OutOfBoundsError, IndexError)
+    assert issubclass(ns.IllegalMoveError, ns.MinesweeperError)
+    assert issubclass(ns.IllegalMoveError, ValueError)
+    assert issubclass(ns.GameOverError, ns.MinesweeperError)
+    assert issubclass(ns.MinesweeperError, Exception)
+    assert not issubclass(ns.OutOfBoundsError, ValueError)
+
+
+@pytest.mark.parametrize("phase", LIVE)
+@pytest.mark.parametrize("action", ACTIONS)
+@pytest.mark.parametrize(
+    ("row", "col", "bad"),
+    [(-1, 0, -1), (0, -1, -1), (-5, 0, -5), (0, -6, -6), (5, 0, 5), (0, 6, 6), (99, 99, 99)],
+)
+def test_off_board(
+    unchanged: Unchanged, phase: str, action: str, row: int, col: int, bad: int
+) -> None:
+    game = PHASES[phase]()
+    with unchanged(game), pytest.raises(ns.OutOfBoundsError, match=str(bad)):
+        getattr(game, action)(row, col)
+    with unchanged(game), pytest.raises(IndexError):
+        getattr(game, action)(np.int64(row), np.int64(col))
+
+
+@pytest.mark.parametrize("phase", LIVE)
+@pytest.mark.parametrize("action", ACTIONS)
+def test_huge_coordinates_are_off_board_not_overflow(
+    unchanged: Unchanged, phase: str, action: str
+) -> None:
+    game = PHASES[phase]()
+    for row, col in [(2**70, 0), (0, -(2**70)), (np.uint64(2**63), 0)]:
+        with unchanged(game), pytest.raises(ns.OutOfBoundsError):
+            getattr(game, action)(row, col)
+
+
+NON_INTEGERS = [
+    1.5,
+    1.0,
+    "a",
+    "1",
+    None,
+    True,
+    False,
+    np.True_,
+    np.float64(1.0),
+    1 + 0j,
+    [1],
+    (1,),
+    np.array(1.5),
+    Fraction(1, 1),
+]
+
+
+@pytest.mark.parametrize("phase", LIVE)
+@pytest.mark.parametrize("action", ACTIONS)
+@pytest.mark.parametrize("value", NON_INTEGERS, ids=repr)
+def test_non_integer_coordinates(unchanged: Unchanged, phase: str, action: str, value: Any) -> None:
+    game = PHASES[phase]()
+    for row, col in [(value, 0), (0, value)]:
+        with unchanged(game), pytest.raises(TypeError) as info:
+            getattr(game, action)(row, col)
+        assert repr(value) in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "make", [int, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint32, np.uint64, np.intp]
+)
+def test_numpy_integers_are_accepted(make: Callable[[int], Any]) -> None:
+    game = fixed_game(5, 6, MINES)
+    assert game.toggle_flag(make(0), make(0)) is True
+    result = game.reveal(make(2), make(2))
+    assert len(result) > 1
+    expected = game.snapshot()
+    plain = fixed_game(5, 6, MINES)
+    plain.toggle_flag(0, 0)
+    plain.reveal(2, 2)
+    assert expected == plain.snapshot()
+    assert len(game.chord(make(1), make(1))) == len(plain.chord(1, 1))
+
+
+@pytest.mark.parametrize("phase", LIVE)
+def test_reveal_flagged_cell(unchanged: Unchanged, phase: str) -> None:
+    game = PHASES[phase]()
+    cell = (0, 0) if phase == "mid" else (1, 1)
+    with unchanged(game), pytest.raises(ns.IllegalMoveError, match=re.escape(str(cell))):
+        game.reveal(*cell)
+    with unchanged(game), pytest.raises(ValueError):
+        game.reveal(np.int64(cell[0]), cell[1])
+
+
+def test_flag_revealed_cell(unchanged: Unchanged) -> None:
+    game = mid_game()
+    assert game.board is not None and game.board.revealed[2, 2]
+    with unchanged(game), pytest.raises(ns.IllegalMoveError, match=r"\(2, 2\)"):
+        game.toggle_flag(2, 2)
+    with unchanged(game), pytest.raises(ValueError):
+        game.toggle_flag(1, 1)
+
+
+@pytest.mark.parametrize("phase", ["won", "lost"])
+@pytest.mark.parametrize("action", ACTIONS)
+@pytest.mark.parametrize("cell", [(0, 0), (0, 1), (2, 2), (3, 3), (4, 5), (-1, 0), (0, 9)])
+def test_game_over(unchanged: Unchanged, phase: str, action: str, cell: Any) -> None:
+    game = PHASES[phase]()
+    state = game.state
+    with unchanged(game), pytest.raises(ns.GameOverError, match=state.name) as info:
+        getattr(game, action)(*cell)
+    assert str(cell) in str(info.value)
+    assert game.state is state
+
+
+@pytest.mark.parametrize("phase", ["won", "lost"])
+@pytest.mark.parametrize("action", ACTIONS)
+def test_game_over_with_bad_coordinates_still_changes_nothing(
+    unchanged: Unchanged, phase: str, action: str
+) -> None:
+    game = PHASES[phase]()
+    for cell in [(1.5, 0), (None, None), ("a", 0)]:
+        with unchanged(game), pytest.raises((ns.GameOverError, TypeError)):
+            getattr(game, action)(*cell)
+
+
+def test_lost_snapshot_is_stable_after_rejected_actions() -> None:
+    game = lost_game()
+    snap = game.snapshot()
+    assert snap.cells[0, 0] == ns.EXPLODED
+    assert snap.cells[0, 1] == ns.MINE and snap.cells[4, 4] == ns.MINE
+    assert snap.cells[3, 3] == ns.WRONG_FLAG
+    for action in ACTIONS:
+        with pytest.raises(ns.GameOverError):
+            getattr(game, action)(3, 3)
+    assert game.snapshot() == snap
+
+
+def test_creation_errors() -> None:
+    with pytest.raises(ns.InvalidBoardError, match="-2"):
+        ns.Game.new(-2, 3, 1)
+    with pytest.raises(ns.InvalidBoardError, match="6"):
+        ns.Game.new(2, 3, 6)
+    with pytest.raises(ValueError, match="'nope'") as info:
+        ns.Game.from_preset("nope")
+    assert "beginner" in str(info.value) and "expert" in str(info.value)
+    with pytest.raises(ns.InvalidBoardError, match="opening"):
+        ns.Game.new(3, 3, 1, first_click="opening")
+    with pytest.raises(ValueError, match="'always'"):
+        ns.Game.new(9, 9, 10, first_click="always")
+
+
+def test_failed_first_reveal_leaves_mines_unlaid(unchanged: Unchanged) -> None:
+    game = ns.Game.new(3, 4, 2, strategy=ns.FixedPlacement([(0, 0), (1, 1)]), first_click="safe")
+    for bad in [(1.5, 0), (3, 0), (0, -1)]:
+        with unchanged(game), pytest.raises((TypeError, IndexError)):
+            game.reveal(*bad)
+        assert game.board is None
+    with unchanged(game), pytest.raises(ns.InvalidBoardError):
+        game.reveal(1, 1)  # the fixed layout cannot keep (1, 1) safe
+    assert game.board is None
+    assert game.reveal(2, 3).state is ns.GameState.IN_PROGRESS
+    assert game.board is not None and game.board.mine_count == 2
+
+
+def test_errors_inside_a_flood_game_keep_the_counter() -> None:
+    game = mid_game()
+    board = game.board
+    assert board is not None
+    hidden = board.hidden_safe
+    for call in (
+        lambda: game.reveal(0, 0),
+        lambda: game.reveal(-1, -1),
+        lambda: game.toggle_flag(2, 2),
+        lambda: game.chord(1.0, 1),
+    ):
+        with pytest.raises((ns.MinesweeperError, TypeError)):
+            call()
+        assert board.hidden_safe == hidden
+        assert board.hidden_safe == int((~board.revealed & ~board.mines).sum())

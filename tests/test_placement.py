@@ -1,0 +1,433 @@
+"""Mine-placement strategies: exact counts, safe masks, seeds, uniformity, errors."""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import random
+from collections import Counter
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from numpy.typing import NDArray
+from scipy import stats
+
+import numsweeper as ns
+from numsweeper import placement
+
+# A chi-square p-value below this fails.  The seeds are fixed, so the tests
+# are deterministic; the threshold only needs to catch real bias, which
+# drives p-values far lower than this.
+P_MIN = 1e-4
+
+
+def digest(mask: NDArray[np.bool_]) -> str:
+    return hashlib.sha256(np.packbits(mask).tobytes()).hexdigest()
+
+
+# -- the interface ------------------------------------------------------------
+
+
+def test_strategy_is_an_abc() -> None:
+    with pytest.raises(TypeError):
+        ns.MinePlacementStrategy()  # type: ignore[abstract]
+    assert issubclass(ns.RandomPlacement, ns.MinePlacementStrategy)
+    assert issubclass(ns.FixedPlacement, ns.MinePlacementStrategy)
+
+
+def test_user_strategy_plugs_into_board_and_game() -> None:
+    class Diagonal(ns.MinePlacementStrategy):
+        def place(
+            self, rows: int, cols: int, mines: int, *, safe: NDArray[np.bool_] | None = None
+        ) -> NDArray[np.bool_]:
+            layout = np.zeros((rows, cols), dtype=bool)
+            cells = [(i, i) for i in range(min(rows, cols)) if safe is None or not safe[i, i]]
+            for r, c in cells[:mines]:
+                layout[r, c] = True
+            return layout
+
+    board = ns.Board.create(4, 4, 3, Diagonal())
+    assert np.flatnonzero(board.mines).tolist() == [0, 5, 10]
+    game = ns.Game.new(4, 4, 3, strategy=Diagonal(), first_click="safe")
+    game.reveal(0, 0)
+    assert game.board is not None
+    assert np.flatnonzero(game.board.mines).tolist() == [5, 10, 15]
+
+
+@pytest.mark.parametrize(
+    ("layout", "message"),
+    [
+        (np.zeros((4, 4), dtype=np.int8), "int8"),
+        (np.zeros((4, 5), dtype=bool), r"\(4, 5\)"),
+        (np.zeros((4, 4), dtype=bool), "placed 0 mines"),
+        (np.ones((4, 4), dtype=bool), "placed 16 mines"),
+    ],
+)
+def test_board_rejects_a_bad_strategy_result(layout: np.ndarray, message: str) -> None:
+    class Bad(ns.MinePlacementStrategy):
+        def place(
+            self, rows: int, cols: int, mines: int, *, safe: NDArray[np.bool_] | None = None
+        ) -> NDArray[np.bool_]:
+            return layout
+
+    with pytest.raises(ns.InvalidBoardError, match=message):
+        ns.Board.create(4, 4, 3, Bad())
+
+
+def test_board_rejects_a_strategy_that_ignores_safe() -> None:
+    class Careless(ns.MinePlacementStrategy):
+        def place(
+            self, rows: int, cols: int, mines: int, *, safe: NDArray[np.bool_] | None = None
+        ) -> NDArray[np.bool_]:
+            layout = np.zeros((rows, cols), dtype=bool)
+            layout.flat[:mines] = True
+            return layout
+
+    safe = np.zeros((3, 3), dtype=bool)
+    safe[0, 0] = True
+    with pytest.raises(ns.InvalidBoardError, match="safe"):
+        ns.Board.create(3, 3, 2, Careless(), safe=safe)
+    game = ns.Game.new(3, 3, 2, strategy=Careless(), first_click="safe")
+    before = game.snapshot()
+    with pytest.raises(ns.InvalidBoardError):
+        game.reveal(0, 0)
+    assert game.snapshot() == before and game.board is None
+    assert game.reveal(2, 2).state is ns.GameState.IN_PROGRESS  # (0,0),(0,1) mined
+
+
+# -- RandomPlacement: contract on many random requests -------------------------
+
+
+def test_random_placement_exact_count_and_safe_on_random_requests() -> None:
+    rng = np.random.default_rng(99)
+    strategy = ns.RandomPlacement(seed=1)
+    for _ in range(1500):
+        rows, cols = int(rng.integers(1, 41)), int(rng.integers(1, 41))
+        safe = None
+        if rng.random() < 0.5:
+            safe = rng.random((rows, cols)) < rng.random()
+        allowed = rows * cols - (0 if safe is None else int(safe.sum()))
+        mines = int(rng.integers(0, allowed + 1))  # mines == allowed fills every allowed cell
+        layout = strategy.place(rows, cols, mines, safe=safe)
+        assert layout.dtype == bool and layout.shape == (rows, cols)
+        assert int(layout.sum()) == mines
+        if safe is not None:
+            assert not (layout & safe).any()
+            if mines == allowed:
+                np.testing.assert_array_equal(layout, ~safe)
+
+
+@given(
+    rows=st.integers(1, 40),
+    cols=st.integers(1, 40),
+    fraction=st.floats(0, 1),
+    seed=st.integers(0, 2**63),
+    safe_seed=st.none() | st.integers(0, 2**32),
+)
+def test_random_placement_property(
+    rows: int, cols: int, fraction: float, seed: int, safe_seed: int | None
+) -> None:
+    safe = None
+    allowed = rows * cols
+    if safe_seed is not None:
+        safe = np.random.default_rng(safe_seed).random((rows, cols)) < 0.4
+        allowed -= int(safe.sum())
+    mines = round(fraction * allowed)
+    layout = ns.RandomPlacement(seed=seed).place(rows, cols, mines, safe=safe)
+    assert int(layout.sum()) == mines
+    assert safe is None or not (layout & safe).any()
+    again = ns.RandomPlacement(seed=seed).place(rows, cols, mines, safe=safe)
+    np.testing.assert_array_equal(layout, again)
+
+
+def test_random_placement_huge_board_with_safe_mask() -> None:
+    rows, cols = 1100, 1000  # more than one 2**20-cell chunk
+    safe = np.zeros((rows, cols), dtype=bool)
+    safe[::3] = True
+    for seed, mines in [(0, 1), (1, 300_000), (2, 733_000), (3, 732_999)]:
+        layout = ns.RandomPlacement(seed=seed).place(rows, cols, mines, safe=safe)
+        assert int(layout.sum()) == mines
+        assert not (layout & safe).any()
+
+
+def test_random_placement_too_many_mines_for_the_safe_mask() -> None:
+    safe = np.zeros((3, 3), dtype=bool)
+    safe[1, 1] = True
+    strategy = ns.RandomPlacement(seed=0)
+    with pytest.raises(ns.InvalidBoardError, match="9"):
+        strategy.place(3, 3, 9, safe=safe)
+    assert strategy.place(3, 3, 8, safe=safe).tolist() == (~safe).tolist()
+
+
+# -- RandomPlacement: seeds ----------------------------------------------------
+
+
+def test_known_layouts_small_board() -> None:
+    strategy = ns.RandomPlacement(seed=20261129)
+    assert np.flatnonzero(strategy.place(5, 7, 9)).tolist() == [3, 6, 19, 22, 24, 25, 26, 29, 33]
+    # The generator moves on: the next call gives the next layout.
+    assert np.flatnonzero(strategy.place(5, 7, 9)).tolist() == [5, 7, 9, 11, 15, 22, 23, 24, 28]
+    safe = np.zeros((5, 7), dtype=bool)
+    safe[1:4, 2:5] = True
+    layout = ns.RandomPlacement(seed=20261129).place(5, 7, 9, safe=safe)
+    assert np.flatnonzero(layout).tolist() == [1, 3, 5, 6, 19, 22, 26, 29, 33]
+
+
+def test_known_layout_board_over_a_million_cells() -> None:
+    big = ns.RandomPlacement(seed=20261129).place(1100, 1000, 165_000)
+    assert big.size > 2**20
+    flat = np.flatnonzero(big)
+    assert len(flat) == 165_000
+    assert flat[:8].tolist() == [19, 24, 25, 26, 29, 33, 36, 43]
+    assert flat[-4:].tolist() == [1099988, 1099990, 1099995, 1099998]
+    assert digest(big) == "649072c6465c2359186083715fcf53f23b9995da228bd1a930896c8ba21b6724"
+    safe = np.zeros((1100, 1000), dtype=bool)
+    safe[::3] = True
+    big = ns.RandomPlacement(seed=5).place(1100, 1000, 300_000, safe=safe)
+    assert np.flatnonzero(big)[:8].tolist() == [1000, 1001, 1002, 1004, 1006, 1011, 1012, 1015]
+    assert digest(big) == "9c245ab664d3c04345a9d712b44f2a2f795d358bf8c9e61beaba96da24370d98"
+
+
+def test_known_layouts_through_game() -> None:
+    game = ns.Game.from_preset("expert", seed=0)
+    assert game.board is not None
+    flat = np.flatnonzero(game.board.mines)
+    assert flat[:10].tolist() == [5, 6, 7, 8, 23, 27, 31, 32, 34, 36]
+    assert digest(game.board.mines) == (
+        "a14e78499be54e4939efd64e39e0c73a27c327df17ad4b2bf5698a780a6fbd9b"
+    )
+    game = ns.Game.new(9, 9, 10, seed=1, first_click="opening")
+    game.reveal(4, 4)
+    assert game.board is not None
+    assert np.flatnonzero(game.board.mines).tolist() == [4, 18, 19, 28, 33, 42, 46, 63, 73, 79]
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: 12345,
+        lambda: np.random.SeedSequence(12345),
+        lambda: np.random.default_rng(12345),
+        lambda: np.int64(12345),
+    ],
+    ids=["int", "SeedSequence", "Generator", "numpy-int"],
+)
+def test_seed_kinds_agree(make: Any) -> None:
+    reference = ns.RandomPlacement(seed=12345)
+    expected = [reference.place(16, 30, 99) for _ in range(3)]
+    strategy = ns.RandomPlacement(seed=make())
+    for layout in expected:
+        np.testing.assert_array_equal(strategy.place(16, 30, 99), layout)
+
+
+def test_generator_is_shared_not_copied() -> None:
+    rng = np.random.default_rng(8)
+    strategy = ns.RandomPlacement(seed=rng)
+    assert strategy.rng is rng
+    first = strategy.place(9, 9, 10)
+    rng2 = np.random.default_rng(8)
+    np.testing.assert_array_equal(ns.RandomPlacement(seed=rng2).place(9, 9, 10), first)
+    assert rng.bit_generator.state == rng2.bit_generator.state
+
+
+def test_same_seed_same_games_and_none_is_fresh() -> None:
+    a = ns.Game.new(16, 16, 40, seed=3)
+    b = ns.Game.new(16, 16, 40, seed=3)
+    assert a.board is not None and b.board is not None
+    np.testing.assert_array_equal(a.board.mines, b.board.mines)
+    layouts = {ns.RandomPlacement().place(16, 30, 99).tobytes() for _ in range(5)}
+    assert len(layouts) == 5
+
+
+def test_global_random_state_is_untouched() -> None:
+    np_state = np.random.get_state()  # noqa: NPY002 (the legacy global state)
+    py_state = random.getstate()
+    ns.RandomPlacement(seed=1).place(30, 30, 200)
+    ns.RandomPlacement().place(30, 30, 200)
+    ns.Game.new(9, 9, 10, first_click="safe").reveal(0, 0)
+    after = np.random.get_state()  # noqa: NPY002
+    assert all(np.array_equal(x, y) for x, y in zip(np_state, after, strict=True))
+    assert random.getstate() == py_state
+
+
+# -- RandomPlacement: uniformity ----------------------------------------------------
+
+
+def layout_counts(draw: Any, rows: int, cols: int, mines: int, safe: Any, n: int) -> Counter[Any]:
+    allowed = [i for i in range(rows * cols) if safe is None or not safe.flat[i]]
+    counter: Counter[Any] = Counter({c: 0 for c in itertools.combinations(allowed, mines)})
+    for _ in range(n):
+        key = tuple(np.flatnonzero(draw()).tolist())
+        assert key in counter, f"layout {key} is not allowed"
+        counter[key] += 1
+    return counter
+
+
+def assert_uniform(counter: Counter[Any]) -> None:
+    observed = np.array(list(counter.values()))
+    result = stats.chisquare(observed)
+    assert result.pvalue > P_MIN, (result, counter)
+
+
+@pytest.mark.parametrize(
+    ("mines", "safe_cells"),
+    [(2, ()), (2, ((0, 0),)), (4, ()), (3, ((0, 1), (1, 2)))],
+)
+def test_random_placement_uniform_over_layouts(
+    mines: int, safe_cells: tuple[tuple[int, int], ...]
+) -> None:
+    rows, cols = 2, 3
+    safe = None
+    if safe_cells:
+        safe = np.zeros((rows, cols), dtype=bool)
+        for cell in safe_cells:
+            safe[cell] = True
+    strategy = ns.RandomPlacement(seed=1000 + mines + len(safe_cells))
+    counter = layout_counts(
+        lambda: strategy.place(rows, cols, mines, safe=safe), rows, cols, mines, safe, 6000
+    )
+    assert_uniform(counter)
+
+
+def test_random_placement_uniform_over_cells_of_a_larger_board() -> None:
+    strategy = ns.RandomPlacement(seed=4)
+    safe = np.zeros((8, 8), dtype=bool)
+    safe[2:5, 3:6] = True
+    hits = np.zeros((8, 8), dtype=np.int64)
+    for _ in range(2000):
+        hits += strategy.place(8, 8, 20, safe=safe)
+    assert not hits[safe].any()
+    # Per-cell counts are not quite multinomial (exactly 20 mines per draw makes
+    # them negatively correlated), which only makes this test more lenient.
+    assert stats.chisquare(hits[~safe]).pvalue > P_MIN
+
+
+def test_random_placement_uniform_across_chunks() -> None:
+    # Four allowed cells, two of them beyond the first 2**20-cell chunk.
+    rows, cols = 1100, 1000
+    allowed = [7, 2**20 - 1, 2**20, rows * cols - 1]
+    safe = np.ones(rows * cols, dtype=bool)
+    safe[allowed] = False
+    safe = safe.reshape(rows, cols)
+    strategy = ns.RandomPlacement(seed=77)
+    counter: Counter[tuple[int, ...]] = Counter({c: 0 for c in itertools.combinations(allowed, 2)})
+    for _ in range(240):
+        key = tuple(np.flatnonzero(strategy.place(rows, cols, 2, safe=safe)).tolist())
+        assert key in counter
+        counter[key] += 1
+    assert_uniform(counter)
+
+
+def test_sample_true_across_chunks_is_exact_and_uniform() -> None:
+    n = 2**20 + 50
+    mask = np.zeros(n, dtype=bool)
+    true_cells = [3, 2**20 - 2, 2**20 + 1, n - 1]
+    mask[true_cells] = True
+    rng = np.random.default_rng(6)
+    counter: Counter[tuple[int, ...]] = Counter(
+        {c: 0 for c in itertools.combinations(true_cells, 2)}
+    )
+    for _ in range(300):
+        picked = placement._sample_true(rng, mask, 2, 4)
+        counter[tuple(sorted(picked.tolist()))] += 1
+    assert set(counter) == set(itertools.combinations(true_cells, 2))
+    assert_uniform(counter)
+    assert placement._sample_true(rng, mask, 0, 4).size == 0
+    assert sorted(placement._sample_true(rng, mask, 4, 4).tolist()) == true_cells
+
+
+# -- FixedPlacement -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "positions",
+    [
+        [(0, 1), (2, 3)],
+        ((0, 1), (2, 3)),
+        {(0, 1), (2, 3)},
+        frozenset({(2, 3), (0, 1)}),
+        iter([(2, 3), (0, 1)]),
+        np.array([[0, 1], [2, 3]]),
+        [(np.int64(0), np.uint8(1)), (2, 3)],
+        [[0, 1], [2, 3]],
+    ],
+    ids=["list", "tuple", "set", "frozenset", "iterator", "int-array", "numpy-ints", "lists"],
+)
+def test_fixed_placement_from_pairs(positions: Any) -> None:
+    layout = ns.FixedPlacement(positions).place(3, 4, 2)
+    assert np.flatnonzero(layout).tolist() == [1, 11]
+
+
+def test_fixed_placement_from_mask_is_copied() -> None:
+    mask = np.zeros((3, 4), dtype=bool)
+    mask[1, 2] = True
+    strategy = ns.FixedPlacement(mask)
+    mask[0, 0] = True  # later changes to the caller's array don't leak in
+    layout = strategy.place(3, 4, 1)
+    assert np.flatnonzero(layout).tolist() == [6]
+    layout[2, 2] = True  # nor do changes to a returned layout
+    assert np.flatnonzero(strategy.place(3, 4, 1)).tolist() == [6]
+    nested = ns.FixedPlacement([[False, True], [False, False]]).place(2, 2, 1)
+    assert nested.tolist() == [[False, True], [False, False]]
+
+
+@pytest.mark.parametrize(
+    ("positions", "rows", "cols", "mines", "message"),
+    [
+        ([(0, 0), (0, 0)], 3, 3, 2, r"\(0, 0\).*twice"),
+        ([(1, 2), (2, 1), (1, 2)], 3, 3, 3, r"\(1, 2\).*twice"),
+        ([(3, 0)], 3, 3, 1, r"\(3, 0\).*off"),
+        ([(0, 3)], 3, 3, 1, r"\(0, 3\).*off"),
+        ([(-1, 0)], 3, 3, 1, r"\(-1, 0\).*off"),
+        ([(0, -1)], 3, 3, 1, r"\(0, -1\).*off"),
+        ([(0, 0), (1, 1)], 3, 3, 1, "2 mines.*mines=1"),
+        ([(0, 0)], 3, 3, 2, "1 mines.*mines=2"),
+        ([], 3, 3, 1, "0 mines.*mines=1"),
+        (np.zeros((3, 4), dtype=bool), 3, 3, 0, r"\(3, 4\)"),
+        (np.eye(3, dtype=bool), 3, 3, 2, "3 mines.*mines=2"),
+    ],
+)
+def test_fixed_placement_rejects_bad_layouts(
+    positions: Any, rows: int, cols: int, mines: int, message: str
+) -> None:
+    strategy = ns.FixedPlacement(positions)
+    with pytest.raises(ns.InvalidBoardError, match=message):
+        strategy.place(rows, cols, mines)
+    with pytest.raises(ns.InvalidBoardError, match=message):
+        ns.Board.create(rows, cols, mines, strategy)
+    with pytest.raises(ns.InvalidBoardError, match=message):
+        ns.Game.new(rows, cols, mines, strategy=strategy)
+
+
+@pytest.mark.parametrize(
+    ("positions", "message"),
+    [
+        ([(0, 0, 0)], r"\(0, 0, 0\)"),
+        ([0, 1], "0"),
+        ([(1.5, 0)], r"1\.5"),
+        ([(0, "a")], "'a'"),
+        ([(True, 0)], "True"),
+        ([(None, 0)], "None"),
+        (np.zeros((2, 2, 2), dtype=bool), r"2-D.*\(2, 2, 2\)"),
+    ],
+)
+def test_fixed_placement_rejects_malformed_positions(positions: Any, message: str) -> None:
+    with pytest.raises(ns.InvalidBoardError, match=message):
+        ns.FixedPlacement(positions)
+
+
+def test_fixed_placement_with_safe_mask() -> None:
+    strategy = ns.FixedPlacement([(0, 0), (1, 1)])
+    safe = np.zeros((3, 3), dtype=bool)
+    safe[2, 2] = True
+    assert np.flatnonzero(strategy.place(3, 3, 2, safe=safe)).tolist() == [0, 4]
+    safe[1, 1] = True
+    with pytest.raises(ns.InvalidBoardError, match=r"\(1, 1\)"):
+        strategy.place(3, 3, 2, safe=safe)
+    game = ns.Game.new(3, 5, 2, strategy=strategy, first_click="opening")
+    with pytest.raises(ns.InvalidBoardError, match="safe"):
+        game.reveal(1, 2)  # its neighbourhood holds (1, 1)
+    assert game.board is None and game.state is ns.GameState.IN_PROGRESS
