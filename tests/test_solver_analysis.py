@@ -231,3 +231,29 @@ def test_certain_cells_are_right_on_ten_thousand_mid_game_positions() -> None:
             safe_seen += len(a.safe)
             positions += 1
     assert safe_seen > 10_000
+
+
+def test_component_cache_hits_match_fresh_counts() -> None:
+    from numsweeper.solver import analysis
+
+    rng = np.random.default_rng(21)
+    positions = []
+    for _ in range(40):
+        board = ns.Board.create(16, 30, 99, ns.RandomPlacement(rng))
+        safe_cells = np.argwhere(~board.mines)
+        for r, c in safe_cells[rng.permutation(len(safe_cells))[:12]]:
+            board.reveal(int(r), int(c))
+        positions.append(np.where(board.revealed, board.counts, H).astype(np.int8))
+    fresh = []
+    for cells in positions:  # each counted from an empty cache
+        analysis._CACHE.clear()
+        fresh.append(analyze(cells, 99))
+    analysis._CACHE.clear()
+    for cells in positions:  # warm the cache with every position's components
+        analyze(cells, 99)
+    assert len(analysis._CACHE) > 40
+    for cells, a in zip(positions, fresh, strict=True):
+        again = analyze(cells, 99)  # now every component is a hit
+        np.testing.assert_array_equal(again.probabilities, a.probabilities)
+        assert again.layouts == a.layouts
+        np.testing.assert_array_equal(again.safe, a.safe)

@@ -23,6 +23,8 @@ float division happens at the very end and is correctly rounded.
 from __future__ import annotations
 
 import math
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -46,6 +48,15 @@ __all__ = ["MAX_STATES", "Analysis", "analyze"]
 MAX_STATES = 50_000
 
 Poly = dict[int, int]  # mine total -> weighted layout count
+
+# Counted components, keyed by their structure: the (position, need) of every
+# number and, per group, the positions of its numbers and its size.  That key
+# determines the counting problem, so a hit is exact.  Successive moves of a
+# game, and the policy's look-ahead probes, mostly change one component and
+# find the others here.  Results are never mutated after they are stored.
+_CACHE: OrderedDict[Any, tuple[Poly, dict[Any, Poly]]] = OrderedDict()
+_CACHE_SIZE = 4096
+_CACHE_LOCK = threading.Lock()
 
 _OFFSETS = np.array([(dr, dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1) if dr or dc], dtype=np.intp)
 
@@ -392,6 +403,10 @@ def analyze(
     ``exact=False``.  A relaxation only adds layouts, so a cell it calls
     certainly safe (or certainly mined) is so in the exact problem too.
 
+    Counted components are kept in a small LRU cache keyed by their
+    structure (positions and needs of the numbers, sizes of the groups), so
+    successive positions of one game recount only what changed.
+
     Examples
     --------
     >>> import numpy as np
@@ -565,6 +580,20 @@ def _solve_frontier(
     exact = True
     while work:
         groups = work.pop()
+        group_keys = [(tuple(int(con_flat[c]) for c in cons[g]), sizes[g]) for g in groups]
+        key = (
+            tuple(sorted({(int(con_flat[c]), need[c]) for g in groups for c in cons[g]})),
+            tuple(sorted(group_keys)),
+        )
+        with _CACHE_LOCK:
+            hit = _CACHE.get(key)
+            if hit is not None:
+                _CACHE.move_to_end(key)
+        if hit is not None:
+            poly, by_group = hit
+            margs = [by_group[gk] for gk in group_keys]
+            components.append(_Component(groups, poly, margs))
+            continue
         order = _elimination_order(groups, cons)
         try:
             poly, margs = _count_component(order, cons, sizes, need, max_states)
@@ -583,6 +612,12 @@ def _solve_frontier(
             work.extend(_split(groups, cons))
             continue
         components.append(_Component(order, poly, margs))
+        position = {g: i for i, g in enumerate(order)}
+        by_group = {gk: margs[position[g]] for g, gk in zip(groups, group_keys, strict=True)}
+        with _CACHE_LOCK:
+            _CACHE[key] = (poly, by_group)
+            if len(_CACHE) > _CACHE_SIZE:
+                _CACHE.popitem(last=False)
     return components, exact
 
 
