@@ -174,6 +174,18 @@ class _Component:
     marginals: list[Poly] = field(default_factory=list)  # per group in ``groups``
 
 
+# A forward step's plan: (keep getter, drop getter, needs of opened constraints,
+# (key position, capacity after) of the group's older constraints, lo, hi).
+_Plan = tuple[
+    Callable[[tuple[int, ...]], tuple[int, ...]],
+    Callable[[tuple[int, ...]], tuple[int, ...]],
+    tuple[int, ...],
+    list[tuple[int, int]],
+    int,
+    int,
+]
+
+
 class _TooLarge(Exception):
     def __init__(self, active: list[int]) -> None:
         self.active = active
@@ -200,12 +212,13 @@ def _forward(
     sizes: list[int],
     need: list[int],
     max_states: int,
-) -> tuple[list[dict[tuple[int, ...], Poly]], list[list[int]]]:
+) -> tuple[list[dict[tuple[int, ...], Poly]], list[list[int]], list[_Plan]]:
     """Count partial layouts cut by cut.
 
     Returns the layers (layer ``i``: the state after placing ``order[:i]``,
-    keyed by the remaining need of the constraints in ``actives[i]``) and the
-    active constraint lists.
+    keyed by the remaining need of the constraints in ``actives[i]``), the
+    active constraint lists and each step's plan (how a key and a mine count
+    ``v`` for the step's group give the next key).
     """
     first: dict[int, int] = {}
     last: dict[int, int] = {}
@@ -219,6 +232,7 @@ def _forward(
     layers = [layer]
     active: list[int] = []
     actives = [active]
+    plans: list[_Plan] = []
     for i, g in enumerate(order):
         cons = group_cons[g]
         size = sizes[g]
@@ -241,6 +255,7 @@ def _forward(
         for c in opened:
             lo0 = max(lo0, need[c] - capacity[c])
             hi0 = min(hi0, need[c])
+        plans.append((get_keep, get_drop, fresh_needs, old_cons, lo0, hi0))
         weights = [math.comb(size, v) for v in range(size + 1)]
         new_layer: dict[tuple[int, ...], Poly] = {}
         for key, poly in layer.items():
@@ -273,7 +288,7 @@ def _forward(
         active = new_active
         layers.append(layer)
         actives.append(active)
-    return layers, actives
+    return layers, actives, plans
 
 
 def _count_component(
@@ -284,40 +299,36 @@ def _count_component(
     max_states: int,
 ) -> tuple[Poly, list[Poly]]:
     """Polynomial and per-group mine-weighted polynomials of one component."""
-    fwd, fwd_active = _forward(order, group_cons, sizes, need, max_states)
-    bwd, bwd_active = _forward(order[::-1], group_cons, sizes, need, max_states)
+    fwd, fwd_active, plans = _forward(order, group_cons, sizes, need, max_states)
+    bwd, bwd_active, _ = _forward(order[::-1], group_cons, sizes, need, max_states)
     n = len(order)
     polynomial = fwd[n][()]
     marginals: list[Poly] = []
     for i, g in enumerate(order):
-        cons = group_cons[g]
+        get_keep, get_drop, fresh_needs, old_cons, lo0, hi0 = plans[i]
         size = sizes[g]
-        active, nxt = fwd_active[i], fwd_active[i + 1]
-        right = bwd[n - i - 1]  # completions of order[i+1:], keyed by need from the right
-        right_pos = {c: j for j, c in enumerate(bwd_active[n - i - 1])}
-        opened = [c for c in cons if c not in active]
-        pos = {c: j for j, c in enumerate(active)}
+        # completions of order[i+1:], keyed by what they must still supply
+        right = bwd[n - i - 1]
+        after_pos = {c: j for j, c in enumerate(fwd_active[i + 1])}
+        pairs = [(need[c], after_pos[c]) for c in bwd_active[n - i - 1]]
+        weights = [math.comb(size, v) * v for v in range(size + 1)]
         acc: Poly = {}
         for key, poly in fwd[i].items():
-            state = {c: key[pos[c]] for c in active}
-            for c in opened:
-                state[c] = need[c]
-            for v in range(size + 1):
-                if any(state[c] < v for c in cons):
-                    break
-                after = {c: state[c] - v if c in cons else state[c] for c in nxt}
-                # the right part must supply exactly what is still needed
-                rkey = [0] * len(right_pos)
-                for c, j in right_pos.items():
-                    rkey[j] = need[c] - after[c]
-                tail = right.get(tuple(rkey))
+            lo, hi = lo0, hi0
+            for j, cap in old_cons:
+                k = key[j]
+                if k - cap > lo:
+                    lo = k - cap
+                if k < hi:
+                    hi = k
+            fixed = get_keep(key)
+            base = get_drop(key) + fresh_needs
+            for v in range(max(lo, 1), hi + 1):  # v = 0 adds no mines
+                after = fixed + tuple([x - v for x in base])
+                tail = right.get(tuple([total - after[j] for total, j in pairs]))
                 if tail is None:
                     continue
-                if any(state[c] != v for c in cons if c not in nxt):
-                    continue
-                w = math.comb(size, v) * v
-                if not w:
-                    continue
+                w = weights[v]
                 for m1, p1 in poly.items():
                     for m2, p2 in tail.items():
                         t = m1 + m2 + v
