@@ -231,9 +231,16 @@ def _typical() -> list[tuple[np.ndarray, int]]:
     return _CACHE["typical"]  # type: ignore[no-any-return]
 
 
+def _cold(cells: np.ndarray, mines: int) -> Any:
+    from numsweeper.solver import analysis
+
+    analysis._CACHE.clear()
+    return analyze(cells, mines)
+
+
 def test_analyze_typical_expert(benchmark: Any) -> None:
     positions = _typical()
-    benchmark(lambda: [analyze(c, m) for c, m in positions])
+    benchmark(lambda: [_cold(c, m) for c, m in positions])
 
 
 def test_backtrack_typical_expert_baseline(benchmark: Any) -> None:
@@ -253,7 +260,7 @@ def test_analyze_same_small_frontier_positions(benchmark: Any) -> None:
     positions = [
         (c, m) for c, m in positions if np.count_nonzero((c < 0) & (adjacent(c >= 0) > 0)) <= 22
     ]
-    benchmark(lambda: [analyze(c, m) for c, m in positions])
+    benchmark(lambda: [_cold(c, m) for c, m in positions])
     benchmark.extra_info["positions"] = len(positions)
 
 
@@ -273,7 +280,7 @@ def _strip(cols: int) -> tuple[np.ndarray, int]:
 
 def test_analyze_long_frontier(benchmark: Any) -> None:
     cells, mines = _strip(size(22, 10))
-    benchmark(analyze, cells, mines)
+    benchmark(_cold, cells, mines)
 
 
 def test_backtrack_long_frontier_baseline(benchmark: Any) -> None:
@@ -284,7 +291,7 @@ def test_backtrack_long_frontier_baseline(benchmark: Any) -> None:
 
 def test_analyze_hard_expert(benchmark: Any) -> None:
     positions = hard_positions(size(5, 1))
-    benchmark.pedantic(lambda: [analyze(c, m) for c, m in positions], rounds=1, iterations=1)
+    benchmark.pedantic(lambda: [_cold(c, m) for c, m in positions], rounds=1, iterations=1)
 
 
 def _batch(k: int) -> np.ndarray:
@@ -317,12 +324,18 @@ def adjacent(mask: np.ndarray) -> np.ndarray:
 
 def position_stats(games: int) -> None:
     """Print analyze median/p99 on typical and hard positions, and the split."""
+    from numsweeper.solver import analysis
+
     typical = stuck_positions(games)
     hard = hard_positions(20)
-    for name, positions in (("typical", typical), ("hard", hard)):
+    runs = (("typical, cold cache", typical, True), ("typical, in game order", typical, False))
+    for name, positions, cold in (*runs, ("hard, cold cache", hard, True)):
         times = []
         inexact = 0
+        analysis._CACHE.clear()
         for cells, mines in positions:
+            if cold:
+                analysis._CACHE.clear()
             t = time.perf_counter()
             a = analyze(cells, mines)
             times.append(time.perf_counter() - t)
