@@ -9,9 +9,9 @@ Examples
 <GameState.IN_PROGRESS: 'in_progress'>
 """
 
-from . import solver
+from . import metrics, solver
 from ._constants import EXPLODED, FLAG, HIDDEN, MINE, PRESETS, WRONG_FLAG
-from .batch import BoardBatch, generate_boards
+from .batch import BoardBatch, generate_boards, iter_boards
 from .board import Board, Uncovered
 from .errors import (
     GameOverError,
@@ -49,6 +49,8 @@ __all__ = [
     "Snapshot",
     "Uncovered",
     "generate_boards",
+    "iter_boards",
+    "metrics",
     "solver",
     "update_board",
 ]

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeAlias
 
 import numpy as np
 
 from .errors import InvalidBoardError, OutOfBoundsError
 
 FIRST_CLICK_RULES = (None, "safe", "opening")
+
+#: A board coordinate: a Python or numpy integer (bools are refused at run time).
+Index: TypeAlias = "int | np.integer[Any]"
 
 
 def check_int(value: Any, name: str) -> int:

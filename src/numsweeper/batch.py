@@ -1,19 +1,53 @@
-"""Many boards at once: ``(n, rows, cols)`` arrays built by the shared kernels."""
+"""Many boards at once: ``(n, rows, cols)`` arrays built by the shared kernels.
+
+:func:`generate_boards` draws a whole batch in memory; :func:`iter_boards`
+streams any number of boards in fixed chunks, each from its own child
+:class:`numpy.random.SeedSequence`, so that memory stays bounded and chunks
+can be handed to different workers without changing a single board.
+
+Sizes: a board costs 2 bytes per cell (bool mines plus int8 counts), so an
+expert board (16 x 30) takes 960 bytes and a million of them about 1 GB.
+Past a few hundred thousand boards, stream them with :func:`iter_boards` and
+reduce each chunk (for example with :func:`numsweeper.metrics.board_stats`)
+instead of holding the whole batch.
+
+Examples
+--------
+>>> import numsweeper as ns
+>>> total = 0
+>>> for chunk in ns.iter_boards(25_000, 16, 30, 99, seed=1, chunk_size=10_000):
+...     total += int(ns.metrics.three_bv(chunk).sum())
+>>> len(chunk), total // 25_000
+(5000, 173)
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ._kernels import adjacent_counts
+from ._kernels import adjacent_counts_stack
 from ._validate import check_dims, check_first_click_fits, check_int
 from .board import Board
 from .errors import InvalidBoardError, OutOfBoundsError
 
-__all__ = ["BoardBatch", "generate_boards"]
+__all__ = ["DEFAULT_CHUNK_SIZE", "BoardBatch", "generate_boards", "iter_boards"]
+
+#: Boards per chunk of :func:`iter_boards` unless told otherwise.
+DEFAULT_CHUNK_SIZE = 10_000
+
+# Cells placed per step of generate_boards: bounds the random scratch memory
+# (one byte per cell) whatever the batch size.  It fixes the order in which
+# random numbers are drawn, so changing it changes which boards a seed gives.
+_STEP_CELLS = 1 << 23
+
+# Cells counted per step: small enough to stay in cache; not part of the
+# seeded output.
+_COUNT_CELLS = 1 << 19
 
 
 @dataclass(frozen=True, eq=False)
@@ -67,7 +101,7 @@ class BoardBatch:
         i = check_int(index, "index")
         if not -len(self) <= i < len(self):
             raise IndexError(f"board index {i} out of range for a batch of {len(self)}")
-        return Board(self.mines[i])
+        return Board._from_arrays(self.mines[i], self.counts[i])
 
     def __repr__(self) -> str:
         return (
@@ -79,7 +113,7 @@ def _clicks(click: ArrayLike, n: int, rows: int, cols: int) -> NDArray[np.intp]:
     """Validate first clicks: one ``(row, col)`` for all boards, or ``(n, 2)``."""
     array = np.asarray(click)
     if array.dtype == bool or not np.issubdtype(array.dtype, np.integer):
-        raise TypeError(f"click must hold integers, got dtype {array.dtype}")
+        raise TypeError(f"click must hold integers, got {click!r}")
     if array.shape == (2,):
         array = np.broadcast_to(array, (n, 2))
     if array.shape != (n, 2):
@@ -91,6 +125,125 @@ def _clicks(click: ArrayLike, n: int, rows: int, cols: int) -> NDArray[np.intp]:
             f"click {tuple(int(v) for v in array[i])} for board {i} is off the {rows}x{cols} board"
         )
     return array.astype(np.intp)
+
+
+def _check(
+    n: Any,
+    rows: Any,
+    cols: Any,
+    mines: Any,
+    first_click: Any,
+    click: ArrayLike | None,
+) -> tuple[int, int, int, int, NDArray[np.intp] | None]:
+    """Validate the arguments shared by generate_boards and iter_boards."""
+    n = check_int(n, "n")
+    if n < 0:
+        raise InvalidBoardError(f"n must be >= 0, got {n}")
+    rows, cols, mines = check_dims(rows, cols, mines)
+    check_first_click_fits(rows, cols, mines, first_click)
+    if first_click is None:
+        if click is not None:
+            raise TypeError(f"click={click!r} needs a first_click rule ('safe' or 'opening')")
+        return n, rows, cols, mines, None
+    if click is None:
+        raise TypeError(f"first_click={first_click!r} needs click=(row, col)")
+    return n, rows, cols, mines, _clicks(click, n, rows, cols)
+
+
+def _place(
+    rng: np.random.Generator,
+    flat: NDArray[np.bool_],
+    cols: int,
+    mines: int,
+    clicks: NDArray[np.intp] | None,
+    reach: int,
+) -> None:
+    """Fill ``flat`` (m, rows * cols) with uniform layouts of exactly ``mines`` mines each.
+
+    Cells are first drawn as mines independently with a probability ``t/256``
+    close to the density (one random byte per cell); cells the first-click
+    rule keeps clear are then cleared.  Each board's surplus or deficit is
+    then corrected by setting uniformly drawn cells to mine-free or to mine,
+    a batch of draws per round, until every board holds ``mines``.
+
+    Every step treats the allowed cells of a board alike: it depends on the
+    cells' contents and the board's mine count only, never on where a cell
+    is.  The distribution of the result is therefore invariant under every
+    permutation of the allowed cells, and since it holds exactly ``mines``
+    mines it is uniform over those layouts.
+    """
+    m, size = flat.shape
+    if mines == 0:
+        flat[...] = False
+        return
+    if clicks is None:
+        allowed = np.full(m, size, dtype=np.int64)
+    else:
+        rows = size // cols
+        height = np.minimum(clicks[:, 0] + reach, rows - 1) - np.maximum(clicks[:, 0] - reach, 0)
+        width = np.minimum(clicks[:, 1] + reach, cols - 1) - np.maximum(clicks[:, 1] - reach, 0)
+        allowed = size - (height + 1) * (width + 1)
+    # Aim the first draw about one standard deviation short of `mines` on the
+    # side where correction draws mostly hit (free cells when mines are
+    # sparse, mines when dense), so most boards need only that kind of fix.
+    space = int(allowed.max())
+    density = mines / space
+    spread = np.sqrt(space * density * (1 - density))
+    sparse = density <= 0.5
+    aim = (mines - spread if sparse else mines + spread) / space
+    threshold = int(np.clip(np.floor(aim * 256) if sparse else np.ceil(aim * 256), 0, 256))
+    if 0 < threshold < 256:
+        # Little-endian bytes of the raw words: the same on every machine.
+        words = rng.bit_generator.random_raw(-(-flat.size // 8))
+        random_bytes = words.astype("<u8", copy=False).view(np.uint8)[: flat.size]
+        np.less(random_bytes.reshape(m, size), threshold, out=flat)
+        del words, random_bytes
+    else:
+        flat[...] = threshold > 0
+    if clicks is not None:
+        offsets = np.arange(-reach, reach + 1)
+        r = (clicks[:, 0, None] + offsets)[:, :, None]
+        c = (clicks[:, 1, None] + offsets)[:, None, :]
+        ok = (r >= 0) & (r < size // cols) & (c >= 0) & (c < cols)
+        board = np.broadcast_to(np.arange(m)[:, None, None], ok.shape)
+        flat[board[ok], (r * cols + c)[ok]] = False
+    cells = flat.reshape(-1)
+    # int16 sums are several times faster than int64 ones.
+    total = np.int16 if size < 2**15 else np.int64
+    draw = np.uint16 if size <= 2**16 else np.int64
+    need = mines - flat.view(np.uint8).sum(axis=1, dtype=total).astype(np.int64)
+    todo = np.flatnonzero(need)
+    while todo.size:
+        for adding in (True, False):
+            boards = todo[need[todo] > 0] if adding else todo[need[todo] < 0]
+            if not boards.size:
+                continue
+            short = np.abs(need[boards])
+            have = mines + (-short if adding else short)
+            if adding == sparse:
+                # The usual fix: as many draws as missing changes, which
+                # most often hit and can never overshoot.
+                draws = short
+            else:
+                # The rare one: enough draws to make about `short` changes,
+                # given the share of cells that count; an overshoot is then
+                # fixed the usual way.
+                hits = (allowed[boards] - have) if adding else have
+                draws = np.maximum(short * size // hits, 1)
+            target = np.repeat(boards * size, draws)
+            cell = rng.integers(0, size, size=target.size, dtype=draw)
+            if adding and clicks is not None:
+                r, c = np.divmod(cell, cols)
+                at = np.repeat(clicks[boards], draws, axis=0)
+                keep = (np.abs(r - at[:, 0]) > reach) | (np.abs(c - at[:, 1]) > reach)
+                target, cell = target[keep], cell[keep]
+            target += cell
+            cells[target] = adding
+        if todo.size * 4 > m:
+            need = mines - flat.view(np.uint8).sum(axis=1, dtype=total).astype(np.int64)
+        else:
+            need[todo] = mines - flat[todo].view(np.uint8).sum(axis=1, dtype=total)
+        todo = todo[need[todo] != 0]
 
 
 def generate_boards(
@@ -112,46 +265,153 @@ def generate_boards(
     rows, cols, mines : int
         Size and mine count of every board, as for :meth:`Board.create`.
     seed : None, int, SeedSequence or Generator, optional
-        The same seed gives the same batch on any machine.
+        Anything :func:`numpy.random.default_rng` accepts.  The same seed
+        gives the same batch on any machine.
     first_click : {None, 'safe', 'opening'}
         Keep the first click (and, for ``'opening'``, its neighbours)
-        mine-free.
+        mine-free.  Each board is uniform over the layouts that honour it.
     click : array_like of int, shape (2,) or (n, 2)
-        The first click, required with a rule: one ``(row, col)`` for every
-        board, or one per board.
+        The first click, required with a rule and refused without one: one
+        ``(row, col)`` for every board, or one per board.
 
     Returns
     -------
     BoardBatch
+        Mines and counts of every board.
+
+    Raises
+    ------
+    InvalidBoardError
+        For bad dimensions or mine counts, a negative ``n``, too many mines
+        for the rule, or a ``click`` of the wrong shape.
+    OutOfBoundsError
+        If a click is off the board.
+    ValueError
+        For an unknown ``first_click``.
+    TypeError
+        If a size is not an integer, or ``click`` is missing or not wanted.
+
+    Notes
+    -----
+    The whole batch lives in memory (2 bytes per cell) and is built a few
+    million cells at a time, with no Python loop per board.  For more
+    boards than fit in memory, use :func:`iter_boards`.
 
     Examples
     --------
     >>> import numsweeper as ns
     >>> batch = ns.generate_boards(3, 16, 30, 99, seed=1, first_click="opening", click=(3, 3))
+    >>> batch.mines.sum(axis=(1, 2))
+    array([99, 99, 99])
     >>> bool(batch.counts[:, 3, 3].any()), bool(batch.mines[:, 2:5, 2:5].any())
     (False, False)
     """
-    n = check_int(n, "n")
-    if n < 0:
-        raise InvalidBoardError(f"n must be >= 0, got {n}")
-    rows, cols, mines = check_dims(rows, cols, mines)
-    check_first_click_fits(rows, cols, mines, first_click)
+    n, rows, cols, mines, clicks = _check(n, rows, cols, mines, first_click, click)
     rng = np.random.default_rng(seed)
-    keys = rng.random((n, rows * cols), dtype=np.float32)
-    if first_click is not None:
-        if click is None:
-            raise TypeError(f"first_click={first_click!r} needs click=(row, col)")
-        at = _clicks(click, n, rows, cols)
-        grid = keys.reshape(n, rows, cols)
-        reach = 0 if first_click == "safe" else 1
-        for dr in range(-reach, reach + 1):
-            for dc in range(-reach, reach + 1):
-                r, c = at[:, 0] + dr, at[:, 1] + dc
-                ok = (r >= 0) & (r < rows) & (c >= 0) & (c < cols)
-                grid[np.flatnonzero(ok), r[ok], c[ok]] = 2.0  # never among the smallest
-    flat = np.zeros((n, rows * cols), dtype=bool)
-    if mines:
-        chosen = np.argpartition(keys, mines - 1, axis=1)[:, :mines]
-        np.put_along_axis(flat, chosen, True, axis=1)
-    layout = flat.reshape(n, rows, cols)
-    return BoardBatch(layout, adjacent_counts(layout))
+    layout = np.empty((n, rows, cols), dtype=bool)
+    counts = np.empty((n, rows, cols), dtype=np.int8)
+    size = rows * cols
+    reach = 0 if first_click == "safe" else 1
+    step = max(1, _STEP_CELLS // size)
+    for start in range(0, n, step):
+        stop = min(start + step, n)
+        at = None if clicks is None else clicks[start:stop]
+        _place(rng, layout[start:stop].reshape(stop - start, size), cols, mines, at, reach)
+    count_step = max(1, _COUNT_CELLS // size)
+    for start in range(0, n, count_step):
+        stop = min(start + count_step, n)
+        adjacent_counts_stack(layout[start:stop], out=counts[start:stop])
+    return BoardBatch(layout, counts)
+
+
+def _root_seed_sequence(seed: Any) -> np.random.SeedSequence:
+    """A fresh root :class:`~numpy.random.SeedSequence` for chunked work.
+
+    Never the caller's own object, since spawning children mutates it: a
+    SeedSequence is copied (same entropy and spawn key), a Generator gives
+    one draw of entropy, anything else goes to ``SeedSequence(seed)``.
+    """
+    if isinstance(seed, np.random.SeedSequence):
+        return np.random.SeedSequence(seed.entropy, spawn_key=seed.spawn_key)
+    if isinstance(seed, np.random.Generator):
+        return np.random.SeedSequence(int(seed.integers(0, 2**63)))
+    return np.random.SeedSequence(seed)
+
+
+def iter_boards(
+    n: int,
+    rows: int,
+    cols: int,
+    mines: int,
+    *,
+    seed: Any = None,
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    first_click: str | None = None,
+    click: ArrayLike | None = None,
+) -> Iterator[BoardBatch]:
+    """Stream ``n`` random boards as :class:`BoardBatch` chunks, in bounded memory.
+
+    Chunk ``i`` holds boards ``i * chunk_size`` up to the next chunk (the
+    last one may be shorter) and is ``generate_boards(..., seed=child_i)``,
+    where ``child_i`` is child ``i`` of the root ``SeedSequence(seed)``.  A
+    chunk therefore does not depend on any other: workers may build chunks
+    in any order and get the same boards.  The boards do depend on
+    ``chunk_size``, so keep it fixed to reproduce a run.
+
+    Parameters
+    ----------
+    n, rows, cols, mines : int
+        As for :func:`generate_boards`.
+    seed : None, int, SeedSequence or Generator, optional
+        Root of the chunk seeds.  A SeedSequence is copied, never spawned
+        from, so passing the same one twice gives the same boards.
+    chunk_size : int
+        Boards per chunk, at least 1.
+    first_click, click
+        As for :func:`generate_boards`; ``click`` may hold one pair for every
+        board or an ``(n, 2)`` array.
+
+    Yields
+    ------
+    BoardBatch
+        ``ceil(n / chunk_size)`` chunks.
+
+    Raises
+    ------
+    InvalidBoardError, OutOfBoundsError, ValueError, TypeError
+        As for :func:`generate_boards`, or for a ``chunk_size`` below 1.  All
+        arguments are checked when the iterator is created.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import numsweeper as ns
+    >>> chunks = list(ns.iter_boards(5, 9, 9, 10, seed=3, chunk_size=2))
+    >>> [len(c) for c in chunks]
+    [2, 2, 1]
+    >>> child = np.random.SeedSequence(3).spawn(3)[2]
+    >>> bool((chunks[2].mines == ns.generate_boards(1, 9, 9, 10, seed=child).mines).all())
+    True
+    """
+    n, rows, cols, mines, clicks = _check(n, rows, cols, mines, first_click, click)
+    chunk_size = check_int(chunk_size, "chunk_size")
+    if chunk_size < 1:
+        raise InvalidBoardError(f"chunk_size must be >= 1, got {chunk_size}")
+    root = _root_seed_sequence(seed)
+
+    def chunks() -> Iterator[BoardBatch]:
+        for start in range(0, n, chunk_size):
+            stop = min(start + chunk_size, n)
+            (child,) = root.spawn(1)
+            at = None if clicks is None else clicks[start:stop]
+            yield generate_boards(
+                stop - start,
+                rows,
+                cols,
+                mines,
+                seed=child,
+                first_click=first_click,
+                click=at,
+            )
+
+    return chunks()

@@ -8,7 +8,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ._kernels import adjacent_counts, flood_from
-from ._validate import check_coord, check_dims
+from ._validate import Index, check_coord, check_dims
 from .errors import IllegalMoveError, InvalidBoardError
 from .placement import MinePlacementStrategy, RandomPlacement
 
@@ -101,9 +101,9 @@ class Board:
         check_dims(layout.shape[0], layout.shape[1], int(np.count_nonzero(layout)))
         self._init(np.array(layout, dtype=bool, order="C"))
 
-    def _init(self, mines: NDArray[np.bool_]) -> None:
+    def _init(self, mines: NDArray[np.bool_], counts: NDArray[np.int8] | None = None) -> None:
         self._mines = mines
-        self._counts = adjacent_counts(mines)
+        self._counts = adjacent_counts(mines) if counts is None else counts
         self._revealed = np.zeros(mines.shape, dtype=bool)
         self._flagged = np.zeros(mines.shape, dtype=bool)
         self._mine_count = int(np.count_nonzero(mines))
@@ -112,6 +112,13 @@ class Board:
         self._views = tuple(
             _read_only(a) for a in (self._mines, self._counts, self._revealed, self._flagged)
         )
+
+    @classmethod
+    def _from_arrays(cls, mines: NDArray[np.bool_], counts: NDArray[np.int8]) -> Board:
+        """A fresh board from trusted arrays (copied): no validation, no recount."""
+        board = cls.__new__(cls)
+        board._init(np.array(mines, dtype=bool, order="C"), np.array(counts, dtype=np.int8))
+        return board
 
     @classmethod
     def create(
@@ -249,7 +256,7 @@ class Board:
 
     # -- moves ----------------------------------------------------------------
 
-    def reveal(self, row: int, col: int) -> Uncovered:
+    def reveal(self, row: Index, col: Index) -> Uncovered:
         """Reveal one cell, flooding from a zero-count cell.
 
         A revealed cell is a no-op.  A mine is reported in ``exploded`` and
@@ -308,7 +315,7 @@ class Board:
         self._hidden_safe -= len(cells)
         return cells
 
-    def toggle_flag(self, row: int, col: int) -> bool:
+    def toggle_flag(self, row: Index, col: Index) -> bool:
         """Flag a hidden cell, or unflag a flagged one.
 
         Returns
@@ -340,7 +347,7 @@ class Board:
         self._flag_count += 1 if flag else -1
         return flag
 
-    def chord(self, row: int, col: int) -> Uncovered:
+    def chord(self, row: Index, col: Index) -> Uncovered:
         """Reveal every hidden, unflagged neighbour of a satisfied number.
 
         When ``(row, col)`` is a revealed number whose adjacent flags equal

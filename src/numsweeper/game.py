@@ -14,6 +14,7 @@ from numpy.typing import NDArray
 from ._constants import PRESETS
 from ._kernels import visible_cells
 from ._validate import (
+    Index,
     check_coord,
     check_dims,
     check_first_click_fits,
@@ -288,7 +289,7 @@ class Game:
         >>> game.rows, game.cols, game.mine_count
         (16, 30, 99)
         """
-        if name not in PRESETS:
+        if not isinstance(name, str) or name not in PRESETS:
             raise ValueError(f"unknown preset {name!r}; choose one of {', '.join(PRESETS)}")
         rows, cols, mines = PRESETS[name]
         return cls.new(rows, cols, mines, seed=seed, first_click=first_click)
@@ -386,7 +387,7 @@ class Game:
         return RevealResult(cells, self._state)
 
     @_locked
-    def reveal(self, row: int, col: int) -> RevealResult:
+    def reveal(self, row: Index, col: Index) -> RevealResult:
         """Reveal a cell; a zero-count cell floods its opening.
 
         Parameters
@@ -442,7 +443,7 @@ class Game:
         self._placed = True
 
     @_locked
-    def toggle_flag(self, row: int, col: int) -> bool:
+    def toggle_flag(self, row: Index, col: Index) -> bool:
         """Flag a hidden cell or unflag a flagged one.
 
         Returns
@@ -472,7 +473,7 @@ class Game:
         return self._board.toggle_flag(row, col)
 
     @_locked
-    def chord(self, row: int, col: int) -> RevealResult:
+    def chord(self, row: Index, col: Index) -> RevealResult:
         """Reveal the hidden neighbours of a revealed number whose flags match it.
 
         Otherwise a no-op.  A wrong flag makes a neighbouring mine explode and
