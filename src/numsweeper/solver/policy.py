@@ -154,6 +154,15 @@ class SolverPolicy:
         Moves decided by ``'first'``, ``'local'``, ``'exact'``,
         ``'endgame'`` and ``'guess'``.
 
+    Notes
+    -----
+    Every move is a function of the visible state alone: the policy never
+    sees hidden mines, keeps no memory of games between calls (``timings``
+    and ``counts`` are statistics only), and the only cache involved is the
+    exact engine's, keyed by the structure of the revealed numbers.  The
+    ``rng`` argument is accepted for the policy interface and unused: ties
+    are broken deterministically (fewer hidden neighbours, then row-major).
+
     Examples
     --------
     >>> import numpy as np
