@@ -12,6 +12,7 @@ Examples
 from . import metrics, solver
 from ._constants import EXPLODED, FLAG, HIDDEN, MINE, PRESETS, WRONG_FLAG
 from .batch import BoardBatch, generate_boards, iter_boards
+from .batchgame import BatchGame, MoveStatus
 from .board import Board, Uncovered
 from .errors import (
     GameOverError,
@@ -23,6 +24,7 @@ from .errors import (
 from .game import Game, GameState, RevealResult, Snapshot
 from .leetcode import update_board
 from .placement import FixedPlacement, MinePlacementStrategy, RandomPlacement
+from .simulate import FirstClickOnlyPolicy, Policy, RandomPolicy, SimulationResult, simulate
 
 __version__ = "0.1.0"
 
@@ -33,8 +35,10 @@ __all__ = [
     "MINE",
     "PRESETS",
     "WRONG_FLAG",
+    "BatchGame",
     "Board",
     "BoardBatch",
+    "FirstClickOnlyPolicy",
     "FixedPlacement",
     "Game",
     "GameOverError",
@@ -43,14 +47,19 @@ __all__ = [
     "InvalidBoardError",
     "MinePlacementStrategy",
     "MinesweeperError",
+    "MoveStatus",
     "OutOfBoundsError",
+    "Policy",
     "RandomPlacement",
+    "RandomPolicy",
     "RevealResult",
+    "SimulationResult",
     "Snapshot",
     "Uncovered",
     "generate_boards",
     "iter_boards",
     "metrics",
+    "simulate",
     "solver",
     "update_board",
 ]

@@ -134,7 +134,7 @@ def flood_from(
         half *= 2
     # The component stays clear of every inner window edge, so its one-cell
     # border lies inside the window too.
-    region = ndimage.binary_dilation(component, structure=EIGHT)
+    region = dilate8(component)
     region &= open_
     return (r0, c0), region
 
@@ -587,3 +587,274 @@ def count_components_packed(
     if holed.any():
         count[holed] += count_components_packed(enclosed[:, holed], layout, diagonal=not diagonal)
     return count
+
+
+# -- batched kernels (lock-step games) -------------------------------------------
+
+#: Structuring element that labels a ``(n, rows, cols)`` stack of boards at once:
+#: 8-connectivity inside each board, none across the batch axis.
+EIGHT_STACKED = np.zeros((3, 3, 3), dtype=bool)
+EIGHT_STACKED[1] = True
+
+
+def dilate8(mask: NDArray[np.bool_]) -> NDArray[np.bool_]:
+    """Grow a mask by one cell in all 8 directions, board by board.
+
+    Parameters
+    ----------
+    mask : ndarray of bool, shape (..., rows, cols)
+        Leading axes are independent boards; nothing leaks between them.
+
+    Returns
+    -------
+    ndarray of bool, shape (..., rows, cols)
+        A new array.
+
+    Notes
+    -----
+    The 3x3 box is separable: OR three column shifts, then three row shifts.
+    Cheaper than ``ndimage.binary_dilation`` with a 3-D structuring element.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numsweeper._kernels import dilate8
+    >>> dilate8(np.eye(4, dtype=bool)[None, :3]).astype(int)[0]
+    array([[1, 1, 1, 0],
+           [1, 1, 1, 1],
+           [1, 1, 1, 1]])
+    """
+    rowwise = mask.copy()
+    rowwise[..., :, 1:] |= mask[..., :, :-1]
+    rowwise[..., :, :-1] |= mask[..., :, 1:]
+    out = rowwise.copy()
+    out[..., 1:, :] |= rowwise[..., :-1, :]
+    out[..., :-1, :] |= rowwise[..., 1:, :]
+    return out
+
+
+def flood_batch(
+    counts: NDArray[np.int8],
+    open_: NDArray[np.bool_],
+    games: NDArray[np.intp],
+    rows: NDArray[np.intp],
+    cols: NDArray[np.intp],
+) -> NDArray[np.bool_]:
+    """Find the cells that clicks on zero-count cells reveal, on many boards at once.
+
+    The batched twin of :func:`flood_from`: for each board, the union over its
+    clicks of the 8-connected component of open zero-count cells holding the
+    click, dilated by one cell and restricted to open cells.  Boards up to
+    :data:`MAX_PACKED_COLS` wide are packed into uint64 lanes and flooded from
+    the clicks with :func:`reach_packed` (about 2.5x faster than labelling on
+    expert boards); wider ones get one ``ndimage.label`` call over the stack
+    (the structuring element :data:`EIGHT_STACKED` never joins two boards).
+
+    Parameters
+    ----------
+    counts : ndarray of int8, shape (k, rows, cols)
+        Adjacent-mine counts of the boards.
+    open_ : ndarray of bool, shape (k, rows, cols)
+        Cells a flood may reveal and cross: not a mine, not revealed, not
+        flagged.
+    games, rows, cols : ndarray of intp, shape (m,)
+        The clicks: board index into the stack, row and column; each on an
+        open zero-count cell (not checked).  A board may have several.
+
+    Returns
+    -------
+    ndarray of bool, shape (k, rows, cols)
+        The cells to reveal; all of them open.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numsweeper._kernels import adjacent_counts, flood_batch
+    >>> mines = np.zeros((2, 3, 4), dtype=bool); mines[:, 0, 3] = True
+    >>> mines[1, 1, 1] = True
+    >>> clicks = np.array([0, 1]), np.array([2, 2]), np.array([0, 3])
+    >>> flood_batch(adjacent_counts(mines), ~mines, *clicks).astype(int)
+    array([[[1, 1, 1, 0],
+            [1, 1, 1, 1],
+            [1, 1, 1, 1]],
+    <BLANKLINE>
+           [[0, 0, 0, 0],
+            [0, 0, 1, 1],
+            [0, 0, 1, 1]]])
+    """
+    if counts.shape[-1] <= MAX_PACKED_COLS:
+        return _flood_packed(counts, open_, games, rows, cols)
+    return _flood_labelled(counts, open_, games, rows, cols)
+
+
+def _flood_packed(
+    counts: NDArray[np.int8],
+    open_: NDArray[np.bool_],
+    games: NDArray[np.intp],
+    rows: NDArray[np.intp],
+    cols: NDArray[np.intp],
+) -> NDArray[np.bool_]:
+    """:func:`flood_batch` on packed boards: reach the zero cells from the clicks."""
+    zero, layout = pack_boards(open_ & (counts == 0))
+    clicks = np.zeros(open_.shape, dtype=bool)
+    clicks[games, rows, cols] = True
+    component = reach_packed(zero, pack_boards(clicks)[0], diagonal=True)
+    region = dilate_packed(component)
+    region &= pack_boards(open_)[0]  # also clears the gap bits the dilation set
+    return unpack_boards(region, layout, len(open_))
+
+
+def _flood_labelled(
+    counts: NDArray[np.int8],
+    open_: NDArray[np.bool_],
+    games: NDArray[np.intp],
+    rows: NDArray[np.intp],
+    cols: NDArray[np.intp],
+) -> NDArray[np.bool_]:
+    """:func:`flood_batch` by one ``ndimage.label`` over the stack, for wide boards."""
+    zero = open_ & (counts == 0)
+    labels, count = ndimage.label(zero, structure=EIGHT_STACKED)
+    clicked = labels[games, rows, cols]
+    if games.size == len(labels) and np.array_equal(games, np.arange(games.size)):
+        # One click per board (every reveal): a broadcast compare is ~10x
+        # cheaper than the lookup table below.
+        component = labels == clicked[:, None, None]
+    else:
+        chosen = np.zeros(count + 1, dtype=bool)
+        chosen[clicked] = True
+        chosen[0] = False
+        component = chosen[labels]
+    region = dilate8(component)
+    region &= open_
+    return region
+
+
+def three_bv_solved(
+    mines: NDArray[np.bool_], counts: NDArray[np.int8], revealed: NDArray[np.bool_]
+) -> NDArray[np.intp]:
+    """Count the 3BV a player has cleared on each board of a stack.
+
+    An opening (an 8-connected region of zero-count safe cells) counts once
+    as soon as any of its cells is revealed; a safe numbered cell with no
+    zero-count neighbour counts when it is revealed.  With every safe cell
+    revealed this is the board's 3BV.
+
+    Parameters
+    ----------
+    mines, counts, revealed : ndarray, shape (n, rows, cols)
+        Mine layouts, adjacent counts and revealed cells.
+
+    Returns
+    -------
+    ndarray of intp, shape (n,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numsweeper._kernels import adjacent_counts, three_bv_solved
+    >>> mines = np.array([[[0, 0, 0, 1, 0]]], dtype=bool)
+    >>> revealed = np.array([[[1, 1, 0, 0, 0]]], dtype=bool)
+    >>> three_bv_solved(mines, adjacent_counts(mines), revealed)  # 1 of 2 cleared
+    array([1])
+    """
+    n = mines.shape[0]
+    zero = ~mines & (counts == 0)
+    if n and mines.shape[-1] <= MAX_PACKED_COLS:
+        # The openings holding a revealed cell, flooded whole, then counted.
+        words, layout = pack_boards(zero)
+        touched = reach_packed(words, pack_boards(revealed & zero)[0], diagonal=True)
+        openings = count_components_packed(touched, layout).reshape(-1)[:n]
+    else:
+        labels, _ = ndimage.label(zero, structure=EIGHT_STACKED)
+        # Labels run in raster order, so board i owns the labels up to last[i].
+        cells = mines.shape[-2] * mines.shape[-1]
+        last = np.maximum.accumulate(labels.reshape(n, cells).max(axis=1, initial=0))
+        hit = np.unique(labels[revealed & zero])
+        openings = np.bincount(np.searchsorted(last, hit), minlength=n)
+    isolated = revealed & ~mines & ~dilate8(zero)
+    solved: NDArray[np.intp] = openings + np.count_nonzero(isolated, axis=(1, 2))
+    return solved
+
+
+def visible_in_progress(
+    counts: NDArray[np.int8], revealed: NDArray[np.bool_], flagged: NDArray[np.bool_] | None
+) -> NDArray[np.int8]:
+    """:func:`visible_cells` for boards still in progress, by arithmetic.
+
+    While a game is in progress no mine shows, so the visible state is the
+    count where revealed, ``FLAG`` where flagged and ``HIDDEN`` elsewhere.
+    Computed as ``(counts + 1) * revealed - 1`` (then minus one more on flags),
+    which is an order of magnitude faster on big batches than the masked
+    assignments of :func:`visible_cells`.
+
+    Parameters
+    ----------
+    counts, revealed : ndarray, shape (..., rows, cols)
+        Adjacent counts and revealed cells.
+    flagged : ndarray of bool, shape (..., rows, cols), or None
+        Flags; ``None`` when there are none.
+
+    Returns
+    -------
+    ndarray of int8, shape (..., rows, cols)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numsweeper._kernels import visible_cells, visible_in_progress
+    >>> counts = np.array([[0, 1, 2]], dtype=np.int8)
+    >>> revealed = np.array([[True, True, False]])
+    >>> flagged = np.array([[False, False, True]])
+    >>> visible_in_progress(counts, revealed, flagged)
+    array([[ 0,  1, -2]], dtype=int8)
+    >>> no_mines = np.zeros((1, 3), dtype=bool)
+    >>> bool((visible_cells(counts, revealed, flagged, no_mines, no_mines) == _).all())
+    True
+    """
+    assert HIDDEN == -1 and FLAG == HIDDEN - 1  # the arithmetic below relies on it
+    out = counts + np.int8(1)
+    out *= revealed
+    out -= np.int8(1)
+    if flagged is not None:
+        out -= flagged
+    return out
+
+
+def unpack_boards(words: NDArray[np.uint64], layout: PackedLayout, n: int) -> NDArray[np.bool_]:
+    """Unpack the first ``n`` boards of a packed stack: the inverse of :func:`pack_boards`.
+
+    Parameters
+    ----------
+    words : ndarray of uint64, shape (rows, m)
+        Packed boards; bits in the gaps are ignored.
+    layout : PackedLayout
+        Their geometry.
+    n : int
+        Boards to return, at most ``m * layout.lanes``.
+
+    Returns
+    -------
+    ndarray of bool, shape (n, rows, cols)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numsweeper._kernels import pack_boards, unpack_boards
+    >>> boards = np.random.default_rng(0).random((5, 3, 4)) < 0.5
+    >>> words, layout = pack_boards(boards)
+    >>> bool((unpack_boards(words, layout, 5) == boards).all())
+    True
+    """
+    rows, m = words.shape
+    cols, width = layout.cols, layout.cols + 1
+    cells = np.uint64((1 << cols) - 1)
+    # Board i is lane i % lanes of word column i // lanes; cell c of a lane
+    # sits at bit lane * width + 1 + c.
+    lanes = np.empty((m, layout.lanes, rows), dtype="<u8")
+    for j in range(layout.lanes):
+        lane = words >> np.uint64(j * width + 1)
+        lane &= cells
+        lanes[:, j] = lane.T
+    bits = np.unpackbits(lanes.view(np.uint8), axis=-1, bitorder="little")
+    bits = bits.reshape(m * layout.lanes, rows, 64)[:n, :, :cols]
+    return np.ascontiguousarray(bits).view(bool)

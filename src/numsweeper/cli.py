@@ -1,0 +1,376 @@
+"""The ``numsweeper`` command: bulk simulation and board statistics from the shell.
+
+Presentation only: every subcommand calls the same public API as any user.
+Run ``numsweeper --help`` or ``python -m numsweeper --help``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import math
+import sys
+import time
+from collections.abc import Callable, Sequence
+from typing import Any, NoReturn
+
+import numpy as np
+from numpy.typing import NDArray
+
+from . import __version__
+from ._constants import PRESETS
+from ._validate import check_dims, check_first_click_fits
+from .batch import DEFAULT_CHUNK_SIZE, iter_boards
+from .errors import MinesweeperError
+from .metrics import board_stats
+from .simulate import POLICY_NAMES, simulate
+
+__all__ = ["SUBCOMMAND_MODULES", "main"]
+
+# ---------------------------------------------------------------------------
+# SUBCOMMAND REGISTRY -- the lead extends this list.
+# Each entry names a module exposing ``add_parser(subparsers)``, which adds
+# one subcommand to the ``argparse`` sub-parsers and sets ``func`` (a callable
+# ``args -> exit code``) with ``set_defaults``.  Example: "numsweeper.play".
+SUBCOMMAND_MODULES: list[str] = []
+# ---------------------------------------------------------------------------
+
+_RULES = {"none": None, "safe": "safe", "opening": "opening"}
+_PERCENTILES = (1, 5, 25, 50, 75, 95, 99)
+_STATS = (("3BV", "three_bv"), ("openings", "openings"), ("islands", "islands"))
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors are one line and exit with code 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+
+
+def _positive(text: str) -> int:
+    value = _integer(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
+    return value
+
+
+def _non_negative(text: str) -> int:
+    value = _integer(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
+    return value
+
+
+def _integer(text: str) -> int:
+    try:
+        return int(text.replace("_", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid integer {text!r}") from None
+
+
+def _add_board_options(parser: argparse.ArgumentParser, *, rule: str) -> None:
+    board = parser.add_argument_group("board (a preset, or --rows/--cols/--mines together)")
+    board.add_argument(
+        "--preset", choices=list(PRESETS), default="expert", help="board preset (default: expert)"
+    )
+    board.add_argument("--rows", type=_positive, help="rows (replaces --preset)")
+    board.add_argument("--cols", type=_positive, help="columns (replaces --preset)")
+    board.add_argument("--mines", type=_non_negative, help="mines (replaces --preset)")
+    board.add_argument(
+        "--first-click",
+        choices=list(_RULES),
+        default=rule,
+        help=f"first-click rule (default: {rule})",
+    )
+    parser.add_argument("--seed", type=_non_negative, help="root seed (default: fresh, printed)")
+    parser.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="progress bar on stderr (default: on when stderr is a terminal and tqdm is installed)",
+    )
+
+
+def _board(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[int, int, int]:
+    """Rows, cols and mines from --preset or --rows/--cols/--mines, validated."""
+    given = [args.rows, args.cols, args.mines]
+    if any(v is not None for v in given):
+        if any(v is None for v in given):
+            parser.error("--rows, --cols and --mines must be given together")
+        dims = (args.rows, args.cols, args.mines)
+    else:
+        dims = PRESETS[args.preset]
+    try:
+        rows, cols, mines = check_dims(*dims)
+        check_first_click_fits(rows, cols, mines, _RULES[args.first_click])
+    except MinesweeperError as exc:
+        parser.error(str(exc))
+    return rows, cols, mines
+
+
+def _want_progress(parser: argparse.ArgumentParser, args: argparse.Namespace) -> bool:
+    try:
+        import tqdm  # noqa: F401
+    except ImportError:
+        if args.progress:
+            parser.error("--progress needs tqdm: pip install 'numsweeper[progress]'")
+        return False
+    return bool(sys.stderr.isatty()) if args.progress is None else bool(args.progress)
+
+
+# -- simulate ------------------------------------------------------------------
+
+
+def _add_simulate(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "simulate",
+        help="play many games with a policy and summarise them",
+        description="Play many games with a policy, in reproducible chunks, and print a "
+        "summary: games, win rate with its 95%% Wilson interval, mean 3BV, games per "
+        "second and the seed that repeats the run.",
+    )
+    parser.add_argument("--games", type=_non_negative, default=10_000, help="default: 10000")
+    parser.add_argument(
+        "--policy", choices=list(POLICY_NAMES), default="random", help="default: random"
+    )
+    parser.add_argument("--workers", type=_positive, default=1, help="processes (default: 1)")
+    parser.add_argument(
+        "--chunk-size", type=_positive, default=2000, help="games per chunk (default: 2000)"
+    )
+    parser.add_argument("--out", metavar="CSV", help="write one record per game to this file")
+    _add_board_options(parser, rule="opening")
+    parser.set_defaults(func=_simulate, parser=parser)
+
+
+def _simulate(args: argparse.Namespace) -> int:
+    parser = args.parser
+    rows, cols, mines = _board(parser, args)
+    progress = _want_progress(parser, args)
+    try:
+        result = simulate(
+            args.games,
+            rows,
+            cols,
+            mines,
+            policy=args.policy,
+            first_click=_RULES[args.first_click],
+            seed=args.seed,
+            workers=args.workers,
+            chunk_size=args.chunk_size,
+            progress=progress,
+        )
+    except ImportError as exc:  # policy='solver' before the solver exists
+        parser.error(str(exc))
+    print(result.summary())
+    if args.out:
+        result.to_csv(args.out)
+        print(f"{'records':<12} {args.out}")
+    return 130 if result.interrupted else 0
+
+
+# -- stats ---------------------------------------------------------------------
+
+
+def _add_stats(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "stats",
+        help="3BV, openings and islands of many random boards",
+        description="Generate boards in chunks (constant memory) and print the mean, sd "
+        "and percentiles of 3BV, openings and islands, with a histogram of 3BV.",
+    )
+    parser.add_argument(
+        "--boards", type=_positive, default=100_000, help="number of boards (default: 100000)"
+    )
+    parser.add_argument(
+        "--click",
+        nargs=2,
+        type=_non_negative,
+        metavar=("ROW", "COL"),
+        help="the first click that --first-click keeps safe (required with a rule)",
+    )
+    parser.add_argument(
+        "--chunk-size",
+        type=_positive,
+        default=DEFAULT_CHUNK_SIZE,
+        help=f"boards per chunk; memory grows with it (default: {DEFAULT_CHUNK_SIZE})",
+    )
+    _add_board_options(parser, rule="none")
+    parser.set_defaults(func=_stats, parser=parser)
+
+
+def _stats(args: argparse.Namespace) -> int:
+    parser = args.parser
+    rows, cols, mines = _board(parser, args)
+    rule = _RULES[args.first_click]
+    if args.click is not None:
+        if rule is None:
+            parser.error("--click needs --first-click safe or opening")
+        if not (args.click[0] < rows and args.click[1] < cols):
+            parser.error(f"--click {args.click[0]} {args.click[1]} is off the {rows}x{cols} board")
+    elif rule is not None:
+        parser.error(f"--first-click {args.first_click} needs --click ROW COL")
+    bar = None
+    if _want_progress(parser, args):
+        from tqdm import tqdm
+
+        bar = tqdm(total=args.boards, unit="board", file=sys.stderr, dynamic_ncols=True)
+
+    chunks = iter_boards(
+        args.boards,
+        rows,
+        cols,
+        mines,
+        seed=args.seed,
+        chunk_size=args.chunk_size,
+        first_click=rule,
+        click=args.click,
+    )
+    # Exact histograms of small integers: constant memory, exact percentiles.
+    hists = {key: np.zeros(rows * cols + 1, dtype=np.int64) for _, key in _STATS}
+    done = 0
+    interrupted = False
+    began = time.perf_counter()
+    try:
+        for boards in chunks:
+            stats = board_stats(boards)
+            for _, key in _STATS:
+                hists[key] += np.bincount(stats[key], minlength=rows * cols + 1)
+            done += len(boards)
+            if bar is not None:
+                bar.update(len(boards))
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        if bar is not None:
+            bar.close()
+    elapsed = time.perf_counter() - began
+    print(_stats_report(hists, rows, cols, mines, rule, args, done, elapsed))
+    return 130 if interrupted else 0
+
+
+def _percentile(hist: NDArray[np.int64], q: float) -> int:
+    """The smallest value whose cumulative share reaches ``q`` percent."""
+    cumulative = np.cumsum(hist)
+    return int(np.searchsorted(cumulative, q / 100 * cumulative[-1]))
+
+
+def _stats_report(
+    hists: dict[str, NDArray[np.int64]],
+    rows: int,
+    cols: int,
+    mines: int,
+    rule: str | None,
+    args: argparse.Namespace,
+    done: int,
+    elapsed: float,
+) -> str:
+    click = "" if args.click is None or rule is None else f" at {tuple(args.click)}"
+    seed = "fresh" if args.seed is None else str(args.seed)
+    rate = done / elapsed if elapsed > 0 else math.inf
+    lines = [
+        f"{'board':<9} {rows}x{cols}, {mines} mines, first click {rule!r}{click}",
+        f"{'boards':<9} {done:,}"
+        + (f" of {args.boards:,} (interrupted)" if done < args.boards else ""),
+        f"{'seed':<9} {seed}",
+        f"{'time':<9} {elapsed:.1f} s ({rate:,.0f} boards/s)",
+        "",
+    ]
+    if not done:
+        return "\n".join(lines[:-1])
+    header = f"{'':<9} {'mean':>8} {'sd':>7} {'min':>5}"
+    header += "".join(f" {f'{q}%':>5}" for q in _PERCENTILES) + f" {'max':>5}"
+    lines.append(header)
+    values = np.arange(rows * cols + 1)
+    for label, key in _STATS:
+        hist = hists[key]
+        mean = float(values @ hist) / done
+        sd = math.sqrt(max(float((values - mean) ** 2 @ hist) / done, 0.0))
+        present = np.flatnonzero(hist)
+        row = f"{label:<9} {mean:>8.2f} {sd:>7.2f} {int(present[0]):>5}"
+        row += "".join(f" {_percentile(hist, q):>5}" for q in _PERCENTILES)
+        lines.append(row + f" {int(present[-1]):>5}")
+    lines += ["", "3BV histogram", *_histogram(hists["three_bv"])]
+    return "\n".join(lines)
+
+
+def _histogram(hist: NDArray[np.int64], *, bins: int = 20, width: int = 50) -> list[str]:
+    """Text bars over [min, max] of a histogram of integers."""
+    present = np.flatnonzero(hist)
+    low, high = int(present[0]), int(present[-1])
+    step = max(1, math.ceil((high - low + 1) / bins))
+    edges = range(low, high + 1, step)
+    counts = [int(hist[e : e + step].sum()) for e in edges]
+    top = max(counts)
+    digits = len(str(high))
+    out = []
+    for edge, count in zip(edges, counts, strict=True):
+        label = (
+            f"{edge:>{digits}}" if step == 1 else f"{edge:>{digits}}-{edge + step - 1:<{digits}}"
+        )
+        bar = "#" * max(round(width * count / top), 1 if count else 0)
+        out.append(f"{label}  {bar:<{width}} {count:,}")
+    return out
+
+
+# -- entry point -----------------------------------------------------------------
+
+_BUILTIN: tuple[Callable[[Any], None], ...] = (_add_simulate, _add_stats)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``numsweeper`` argument parser with every registered subcommand.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+
+    Examples
+    --------
+    >>> from numsweeper.cli import build_parser
+    >>> args = build_parser().parse_args(["simulate", "--games", "5", "--seed", "1"])
+    >>> args.games, args.seed, args.preset
+    (5, 1, 'expert')
+    """
+    parser = _Parser(
+        prog="numsweeper",
+        description="A vectorized Minesweeper engine: bulk simulation and board statistics.",
+    )
+    parser.add_argument("--version", action="version", version=f"numsweeper {__version__}")
+    subparsers = parser.add_subparsers(title="commands", metavar="COMMAND", required=True)
+    subparsers._parser_class = _Parser  # one-line errors in every subcommand too
+    for add in _BUILTIN:
+        add(subparsers)
+    for name in SUBCOMMAND_MODULES:
+        importlib.import_module(name).add_parser(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``numsweeper`` command.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        Arguments without the program name; ``sys.argv[1:]`` by default.
+
+    Returns
+    -------
+    int
+        The exit code: 0 on success, 2 for bad arguments, 130 after Ctrl-C
+        (the summary of the work done is still printed).
+
+    Examples
+    --------
+    >>> from numsweeper.cli import main
+    >>> main(["simulate", "--preset", "beginner", "--games", "200", "--seed", "7"])
+    ... # doctest: +ELLIPSIS
+    board        9x9, 10 mines, first click 'opening'
+    policy       random
+    games        200
+    ...
+    seed         7
+    0
+    """
+    args = build_parser().parse_args(argv)
+    code: int = args.func(args)
+    return code

@@ -1,0 +1,637 @@
+"""Bulk, reproducible game simulation: ``ns.simulate`` and its policies.
+
+Games are played in fixed chunks by :class:`~numsweeper.BatchGame`.  Every
+chunk draws from its own child :class:`numpy.random.SeedSequence`, so the
+records are identical whatever runs the chunks: this process, a process pool
+or any :class:`concurrent.futures.Executor`.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import signal
+import sys
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed, wait
+from dataclasses import dataclass
+from os import PathLike
+from typing import Any, Protocol
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ._constants import HIDDEN
+from ._kernels import three_bv_solved
+from ._validate import check_dims, check_first_click_fits, check_int
+from .batch import _root_seed_sequence
+from .batchgame import BatchGame
+
+__all__ = [
+    "RECORD_DTYPE",
+    "FirstClickOnlyPolicy",
+    "Policy",
+    "RandomPolicy",
+    "SimulationResult",
+    "simulate",
+]
+
+#: One record per game.  ``game`` is the game's index in the run, ``chunk``
+#: the chunk that played it (its seed is ``SeedSequence(seed).spawn(...)``
+#: number ``chunk``); ``clicks`` counts reveals, ``revealed`` safe cells.
+RECORD_DTYPE = np.dtype(
+    [
+        ("game", np.int64),
+        ("chunk", np.int32),
+        ("won", np.bool_),
+        ("clicks", np.int32),
+        ("revealed", np.int32),
+        ("three_bv", np.int32),
+        ("three_bv_solved", np.int32),
+    ]
+)
+
+_Z95 = 1.959963984540054  # two-sided 95% normal quantile
+
+
+class Policy(Protocol):
+    """What a policy is: a callable choosing one cell to reveal per game.
+
+    Parameters
+    ----------
+    visible : ndarray of int8, shape (k, rows, cols)
+        The visible states of the ``k`` games still in progress.
+    mines_left : ndarray of int, shape (k,)
+        Mines minus flags of those games.
+    rng : numpy.random.Generator
+        The only randomness a policy may use.
+
+    Returns
+    -------
+    array_like of int, shape (k, 2)
+        ``(row, col)`` of a hidden, unflagged cell for each game.
+
+    Examples
+    --------
+    A policy that always reveals the first hidden cell in reading order:
+
+    >>> import numpy as np
+    >>> import numsweeper as ns
+    >>> def first_hidden(visible, mines_left, rng):
+    ...     k, rows, cols = visible.shape
+    ...     flat = (visible == ns.HIDDEN).reshape(k, -1).argmax(axis=1)
+    ...     return np.stack(np.divmod(flat, cols), axis=1)
+    >>> result = ns.simulate(100, 9, 9, 10, policy=first_hidden, seed=0)
+    >>> result.policy, result.games
+    ('first_hidden', 100)
+    """
+
+    def __call__(
+        self, visible: NDArray[np.int8], mines_left: NDArray[np.int64], rng: np.random.Generator
+    ) -> Any: ...
+
+
+class RandomPolicy:
+    """Reveal a uniformly random hidden, unflagged cell in every game.
+
+    The first click, too, is uniform over the board; first-click rules keep
+    it safe.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import numsweeper as ns
+    >>> visible = np.full((2, 3, 3), ns.HIDDEN, dtype=np.int8)
+    >>> visible[0, :, :2] = 1
+    >>> cells = ns.RandomPolicy()(visible, np.array([1, 1]), np.random.default_rng(0))
+    >>> cells.shape, bool((cells[0, 1] == 2))
+    ((2, 2), True)
+    """
+
+    #: Rejection rounds before falling back to a full scan of the board.
+    ROUNDS = 4
+
+    def __call__(
+        self, visible: NDArray[np.int8], mines_left: NDArray[np.int64], rng: np.random.Generator
+    ) -> NDArray[np.intp]:
+        k, rows, cols = visible.shape
+        flat = visible.reshape(k, rows * cols)
+        cells = np.empty(k, dtype=np.intp)
+        # Uniform draws kept only on hidden cells are uniform over hidden
+        # cells.  Early in a game most cells are hidden, so a few O(k) rounds
+        # settle nearly every game without touching whole boards.
+        todo = np.arange(k)
+        for _ in range(self.ROUNDS):
+            if not todo.size:
+                break
+            draw = rng.integers(0, rows * cols, todo.size)
+            ok = flat[todo, draw] == HIDDEN
+            cells[todo[ok]] = draw[ok]
+            todo = todo[~ok]
+        if todo.size:
+            keys = rng.random((todo.size, rows * cols), dtype=np.float32)
+            keys[flat[todo] != HIDDEN] = -1.0
+            cells[todo] = keys.argmax(axis=1)
+        return np.stack(np.divmod(cells, cols), axis=1)
+
+    def __repr__(self) -> str:
+        return "RandomPolicy()"
+
+
+class FirstClickOnlyPolicy(RandomPolicy):
+    """Make one uniformly random first click per game, then stop.
+
+    For opening statistics: ``simulate`` honours ``max_clicks`` and ends
+    each game after that many reveals (a game still in progress counts as not
+    won).
+
+    Examples
+    --------
+    >>> import numsweeper as ns
+    >>> result = ns.simulate(100, 9, 9, 10, policy="first_click_only", seed=0)
+    >>> int(result.records["clicks"].max())
+    1
+    """
+
+    max_clicks = 1
+
+    def __repr__(self) -> str:
+        return "FirstClickOnlyPolicy()"
+
+
+_POLICIES: dict[str, Callable[[], Policy]] = {
+    "random": RandomPolicy,
+    "first_click_only": FirstClickOnlyPolicy,
+}
+
+POLICY_NAMES = (*_POLICIES, "solver")
+
+
+def _percent(share: float) -> str:
+    """Two decimals, or two significant digits for shares below 0.1%."""
+    if 0 < 100 * share < 0.1:
+        return f"{100 * share:.2g}%"
+    return f"{100 * share:.2f}%"
+
+
+def _mean(values: NDArray[Any]) -> float:
+    return float(np.mean(values)) if len(values) else math.nan
+
+
+def _make_policy(policy: str | Policy, first_click: str | None) -> Policy:
+    if not isinstance(policy, str):
+        return policy
+    if policy == "solver":
+        try:
+            from .solver import SolverPolicy  # type: ignore[import-not-found,unused-ignore]
+        except ModuleNotFoundError as exc:
+            if exc.name not in ("numsweeper.solver", __package__ + ".solver"):
+                raise
+            raise ImportError(
+                "policy='solver' needs numsweeper.solver, which this installation does not "
+                "have yet; use policy='random' or pass a policy callable"
+            ) from None
+        return SolverPolicy(first_click=first_click)  # type: ignore[no-any-return,unused-ignore]
+    return _POLICIES[policy]()
+
+
+def _policy_name(policy: str | Policy) -> str:
+    if isinstance(policy, str):
+        return policy
+    return str(getattr(policy, "__name__", type(policy).__name__))
+
+
+@dataclass(frozen=True, eq=False)
+class SimulationResult:
+    """The records of a :func:`simulate` run and what reproduces them.
+
+    Attributes
+    ----------
+    records : ndarray of RECORD_DTYPE, shape (games,)
+        One record per game played, in game order: ``game``, ``chunk``,
+        ``won``, ``clicks`` (reveals), ``revealed`` (safe cells),
+        ``three_bv`` and ``three_bv_solved``.
+    rows, cols, mines : int
+        The board.
+    first_click : {None, 'safe', 'opening'}
+        The first-click rule.
+    policy : str
+        The policy's name.
+    seed : int or tuple of int
+        Entropy of the root :class:`numpy.random.SeedSequence`; the same
+        ``seed`` and ``chunk_size`` give the same records.
+    spawn_key : tuple of int
+        Spawn key of the root, ``()`` unless a spawned SeedSequence was
+        given: pass ``SeedSequence(seed, spawn_key=spawn_key)`` to repeat.
+    chunk_size : int
+        Games per chunk.
+    requested : int
+        Games asked for; more than ``len(records)`` if interrupted.
+    elapsed : float
+        Wall-clock seconds.
+    interrupted : bool
+        True when Ctrl-C stopped the run early; ``records`` then holds the
+        chunks finished before it.
+
+    Examples
+    --------
+    >>> import numsweeper as ns
+    >>> result = ns.simulate(2000, 9, 9, 10, seed=5)
+    >>> len(result.records), result.seed, result.policy
+    (2000, 5, 'random')
+    >>> low, high = result.win_rate_ci
+    >>> low <= result.win_rate <= high
+    True
+    """
+
+    records: NDArray[np.void]
+    rows: int
+    cols: int
+    mines: int
+    first_click: str | None
+    policy: str
+    seed: int | tuple[int, ...]
+    spawn_key: tuple[int, ...]
+    chunk_size: int
+    requested: int
+    elapsed: float
+    interrupted: bool = False
+
+    @property
+    def games(self) -> int:
+        """Games played."""
+        return len(self.records)
+
+    @property
+    def wins(self) -> int:
+        """Games won."""
+        return int(np.count_nonzero(self.records["won"]))
+
+    @property
+    def win_rate(self) -> float:
+        """Fraction of games won (nan for no games)."""
+        return self.wins / self.games if self.games else math.nan
+
+    @property
+    def win_rate_ci(self) -> tuple[float, float]:
+        """Wilson score 95% interval of the win rate ((0, 1) for no games)."""
+        n = self.games
+        if not n:
+            return (0.0, 1.0)
+        p = self.wins / n
+        z2 = _Z95 * _Z95
+        centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+        half = _Z95 / (1 + z2 / n) * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n))
+        # The bounds are exactly 0 and 1 at the extremes; floats land nearby.
+        low = 0.0 if self.wins == 0 else max(0.0, centre - half)
+        high = 1.0 if self.wins == n else min(1.0, centre + half)
+        return (low, high)
+
+    @property
+    def games_per_second(self) -> float:
+        """Throughput of the run."""
+        return self.games / self.elapsed if self.elapsed > 0 else math.inf
+
+    def summary(self) -> str:
+        """A short text table of the run.
+
+        Examples
+        --------
+        >>> import numsweeper as ns
+        >>> print(ns.simulate(500, 9, 9, 10, seed=1).summary())  # doctest: +ELLIPSIS
+        board        9x9, 10 mines, first click 'opening'
+        policy       random
+        games        500
+        win rate     ...% (95% CI ...% to ...%)
+        mean 3BV     ... (solved ...)
+        mean clicks  ...
+        games/s      ...
+        seed         1
+        """
+        low, high = self.win_rate_ci
+        rec = self.records
+        games = f"{self.games}"
+        if self.interrupted:
+            games += f" of {self.requested} (interrupted)"
+        lines = [
+            (
+                "board",
+                f"{self.rows}x{self.cols}, {self.mines} mines, first click {self.first_click!r}",
+            ),
+            ("policy", self.policy),
+            ("games", games),
+            (
+                "win rate",
+                f"{_percent(self.win_rate)} (95% CI {_percent(low)} to {_percent(high)})",
+            ),
+            (
+                "mean 3BV",
+                f"{_mean(rec['three_bv']):.2f} (solved {_mean(rec['three_bv_solved']):.2f})",
+            ),
+            ("mean clicks", f"{_mean(rec['clicks']):.2f}"),
+            ("games/s", f"{self.games_per_second:,.0f}"),
+            ("seed", self._seed_text()),
+        ]
+        return "\n".join(f"{name:<12} {value}" for name, value in lines)
+
+    def _seed_text(self) -> str:
+        if self.spawn_key:
+            return f"SeedSequence({self.seed}, spawn_key={self.spawn_key})"
+        return str(self.seed)
+
+    def to_csv(self, path: str | PathLike[str]) -> None:
+        """Write the records as CSV with a header row.
+
+        Parameters
+        ----------
+        path : str or path-like
+            The file to write (overwritten).
+
+        Examples
+        --------
+        >>> import numsweeper as ns, tempfile, pathlib
+        >>> result = ns.simulate(3, 9, 9, 10, seed=0)
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "games.csv"
+        >>> result.to_csv(path)
+        >>> path.read_text().splitlines()[0]
+        'game,chunk,won,clicks,revealed,three_bv,three_bv_solved'
+        """
+        names = self.records.dtype.names
+        assert names is not None
+        with open(path, "w", newline="") as handle:
+            writer = csv.writer(handle)
+            writer.writerow(names)
+            columns = [self.records[name].astype(np.int64).tolist() for name in names]
+            writer.writerows(zip(*columns, strict=True))
+
+    def __repr__(self) -> str:
+        return (
+            f"<SimulationResult {self.games} games {self.rows}x{self.cols}/{self.mines}, "
+            f"policy={self.policy!r}, win rate {self.win_rate:.4f}, seed={self.seed}>"
+        )
+
+
+def _play_chunk(
+    chunk: int,
+    start: int,
+    games: int,
+    rows: int,
+    cols: int,
+    mines: int,
+    first_click: str | None,
+    policy_spec: str | Policy,
+    seed: np.random.SeedSequence,
+) -> NDArray[np.void]:
+    """Play one chunk of games to the end; a pure function of its arguments."""
+    from .metrics import three_bv
+
+    policy = _make_policy(policy_spec, first_click)
+    board_seed, policy_seed = seed.spawn(2)
+    rng = np.random.default_rng(policy_seed)
+    batch = BatchGame.new(games, rows, cols, mines, seed=board_seed, first_click=first_click)
+    limit = getattr(policy, "max_clicks", None)
+    r = np.zeros(games, dtype=np.intp)
+    c = np.zeros(games, dtype=np.intp)
+    while True:
+        moving = batch.in_progress
+        if limit is not None:
+            moving &= batch.clicks < limit
+        live = np.flatnonzero(moving)
+        if not live.size:
+            break
+        visible = batch.visible_of(live)
+        cells = np.asarray(policy(visible, batch.mines_left[live], rng))
+        _check_clicks(cells, visible, live, start, policy_spec)
+        r[live] = cells[:, 0]
+        c[live] = cells[:, 1]
+        batch.reveal(r, c, active=moving)
+    records = np.zeros(games, dtype=RECORD_DTYPE)
+    records["game"] = start + np.arange(games)
+    records["chunk"] = chunk
+    records["won"] = batch.won
+    records["clicks"] = batch.clicks
+    records["revealed"] = batch.revealed_count
+    if games:
+        records["three_bv"] = three_bv(batch.mines)
+        records["three_bv_solved"] = three_bv_solved(batch.mines, batch.counts, batch.revealed)
+    return records
+
+
+def _check_clicks(
+    cells: NDArray[Any],
+    visible: NDArray[np.int8],
+    live: NDArray[np.intp],
+    start: int,
+    policy: str | Policy,
+) -> None:
+    """A policy must name a hidden, unflagged cell of every live game."""
+    k, rows, cols = visible.shape
+    name = _policy_name(policy)
+    if cells.shape != (k, 2) or cells.dtype == bool or not np.issubdtype(cells.dtype, np.integer):
+        raise ValueError(
+            f"policy {name!r} must return an int array of shape ({k}, 2), "
+            f"got {cells.dtype} {cells.shape}"
+        )
+    r, c = cells[:, 0], cells[:, 1]
+    bad = (r < 0) | (r >= rows) | (c < 0) | (c >= cols)
+    bad[~bad] = visible[np.flatnonzero(~bad), r[~bad], c[~bad]] != HIDDEN
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise ValueError(
+            f"policy {name!r} chose ({int(r[i])}, {int(c[i])}) in game {start + int(live[i])}, "
+            "which is not a hidden, unflagged cell"
+        )
+
+
+def _ignore_sigint() -> None:
+    # Workers leave Ctrl-C to the parent, which stops the run cleanly.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _progress_bar(total: int) -> Any:
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        raise ImportError("progress=True needs tqdm: pip install 'numsweeper[progress]'") from None
+    return tqdm(total=total, unit="game", file=sys.stderr, dynamic_ncols=True)
+
+
+def simulate(
+    games: int,
+    rows: int,
+    cols: int,
+    mines: int,
+    *,
+    policy: str | Policy = "random",
+    first_click: str | None = "opening",
+    seed: Any = None,
+    workers: int = 1,
+    executor: Executor | None = None,
+    chunk_size: int = 2000,
+    progress: bool = False,
+) -> SimulationResult:
+    """Play ``games`` games with a policy and record every one of them.
+
+    Parameters
+    ----------
+    games : int
+        Number of games, ``>= 0``.
+    rows, cols, mines : int
+        The board, as for :meth:`Game.new <numsweeper.Game.new>`.
+    policy : {'random', 'first_click_only', 'solver'} or callable
+        Who plays.  A callable follows the :class:`Policy` protocol,
+        ``policy(visible, mines_left, rng) -> (k, 2) cells``; it must be
+        picklable to run in worker processes.  ``'random'`` reveals a uniform
+        hidden cell, ``'first_click_only'`` makes the first click only, and
+        ``'solver'`` uses ``numsweeper.solver.SolverPolicy``.  A policy may
+        set ``max_clicks`` to end games after that many reveals.  It chooses
+        the first click too.
+    first_click : {'opening', 'safe', None}
+        The first-click rule of every game.
+    seed : None, int, SeedSequence or Generator
+        Root of all randomness.  ``None`` draws fresh entropy, recorded in
+        the result so the run can be repeated.
+    workers : int
+        Worker processes; ``1`` plays in this process.
+    executor : concurrent.futures.Executor, optional
+        Run the chunks on this executor instead (``workers`` must be 1).
+    chunk_size : int
+        Games per chunk.  Chunk ``i`` plays games ``i * chunk_size`` onwards
+        with child ``i`` of the root ``SeedSequence``, so records depend on
+        ``seed`` and ``chunk_size`` only, never on who runs the chunks.
+    progress : bool
+        Show a tqdm progress bar on stderr (needs the ``progress`` extra).
+
+    Returns
+    -------
+    SimulationResult
+        On Ctrl-C, the chunks finished so far, with ``interrupted=True``.
+
+    Raises
+    ------
+    InvalidBoardError
+        For a bad board or too many mines for the first-click rule.
+    ValueError
+        For an unknown policy or rule, bad counts, or a policy that chooses
+        a cell that is not hidden.
+    ImportError
+        For ``progress=True`` without tqdm, or ``policy='solver'`` without
+        the solver module.
+    TypeError
+        For non-integer counts, or both ``workers`` and ``executor``.
+
+    Notes
+    -----
+    Chunk ``i`` spawns two children from its ``SeedSequence``: the first
+    seeds ``BatchGame.new`` (the boards), the second the ``rng`` handed to
+    the policy.  With ``first_click=None`` the boards of chunk ``i`` are
+    therefore ``generate_boards(size, rows, cols, mines, seed=child_i.spawn(2)[0])``.
+    Memory is a few bytes per cell per game of one chunk per worker, so
+    ``games`` may be as large as patience allows.  Ctrl-C stops cleanly: with
+    worker processes, the chunks that are running finish and are kept.
+
+    Examples
+    --------
+    >>> import numsweeper as ns
+    >>> result = ns.simulate(1000, 6, 6, 3, seed=42)
+    >>> result.games, 0.05 < result.win_rate < 0.95
+    (1000, True)
+    >>> again = ns.simulate(1000, 6, 6, 3, seed=42, workers=2)
+    >>> bool((again.records == result.records).all())
+    True
+    """
+    games = check_int(games, "games")
+    if games < 0:
+        raise ValueError(f"games must be >= 0, got {games}")
+    rows, cols, mines = check_dims(rows, cols, mines)
+    check_first_click_fits(rows, cols, mines, first_click)
+    workers = check_int(workers, "workers")
+    if workers < 1:
+        raise ValueError(f"workers must be >= 1, got {workers}")
+    chunk_size = check_int(chunk_size, "chunk_size")
+    if chunk_size < 1:
+        raise ValueError(f"chunk_size must be >= 1, got {chunk_size}")
+    if executor is not None and workers != 1:
+        raise TypeError("give workers or executor, not both")
+    if isinstance(policy, str):
+        if policy not in POLICY_NAMES:
+            raise ValueError(f"unknown policy {policy!r}; choose one of {', '.join(POLICY_NAMES)}")
+        _make_policy(policy, first_click)  # fail now, not in a worker
+    elif not callable(policy):
+        raise TypeError(f"policy must be a name or a callable, got {policy!r}")
+    bar = _progress_bar(games) if progress else None
+
+    root = _root_seed_sequence(seed)
+    entropy = root.entropy
+    assert entropy is not None  # SeedSequence draws fresh entropy for None
+    chunks = [
+        (i, start, min(chunk_size, games - start))
+        for i, start in enumerate(range(0, games, chunk_size))
+    ]
+    children = root.spawn(len(chunks))
+    tasks = [
+        (i, start, size, rows, cols, mines, first_click, policy, child)
+        for (i, start, size), child in zip(chunks, children, strict=True)
+    ]
+    done: dict[int, NDArray[np.void]] = {}
+    interrupted = False
+    began = time.perf_counter()
+    try:
+        for i, records in _run(tasks, workers, executor):
+            done[i] = records
+            if bar is not None:
+                bar.update(len(records))
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        if bar is not None:
+            bar.close()
+    elapsed = time.perf_counter() - began
+    ordered = [done[i] for i in sorted(done)]
+    records = np.concatenate(ordered) if ordered else np.zeros(0, dtype=RECORD_DTYPE)
+    return SimulationResult(
+        records=records,
+        rows=rows,
+        cols=cols,
+        mines=mines,
+        first_click=first_click,
+        policy=_policy_name(policy),
+        seed=entropy if isinstance(entropy, int) else tuple(int(v) for v in entropy),
+        spawn_key=tuple(root.spawn_key),
+        chunk_size=chunk_size,
+        requested=games,
+        elapsed=elapsed,
+        interrupted=interrupted,
+    )
+
+
+def _run(
+    tasks: list[tuple[Any, ...]], workers: int, executor: Executor | None
+) -> Iterator[tuple[int, NDArray[np.void]]]:
+    """Yield ``(chunk, records)`` as chunks finish, in any order."""
+    if executor is None and workers == 1:
+        for task in tasks:
+            yield task[0], _play_chunk(*task)
+        return
+    own = executor is None
+    pool = ProcessPoolExecutor(workers, initializer=_ignore_sigint) if own else executor
+    assert pool is not None
+    futures: dict[Future[NDArray[np.void]], int] = {}
+    try:
+        futures = {pool.submit(_play_chunk, *task): task[0] for task in tasks}
+        for future in as_completed(futures):
+            yield futures[future], future.result()
+    except KeyboardInterrupt:
+        for future in futures:
+            future.cancel()
+        # Chunks already running finish (they are short); keep every one that
+        # finished without error.
+        wait(futures)
+        for future, i in futures.items():
+            if not future.cancelled() and future.exception() is None:
+                yield i, future.result()
+        raise
+    finally:
+        if own:
+            pool.shutdown(wait=True, cancel_futures=True)

@@ -1,0 +1,313 @@
+"""BatchGame against n independent Games: same boards, same clicks, same views."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from numpy.typing import NDArray
+
+import numsweeper as ns
+from numsweeper.batchgame import MoveStatus
+
+ACTIONS = ("reveal", "toggle_flag", "chord")
+
+
+class FromBatch(ns.MinePlacementStrategy):
+    """Lay the mines that game ``index`` of a BatchGame laid at its first click."""
+
+    def __init__(self, batch: ns.BatchGame, index: int) -> None:
+        self.batch, self.index = batch, index
+
+    def place(
+        self, rows: int, cols: int, mines: int, *, safe: NDArray[np.bool_] | None = None
+    ) -> NDArray[np.bool_]:
+        assert self.batch.placed[self.index]
+        return self.batch.mines[self.index].copy()
+
+
+def game_status(game: ns.Game, action: str, row: int, col: int) -> int:
+    """Play one move on a Game and translate its outcome into a MoveStatus."""
+    try:
+        getattr(game, action)(row, col)
+    except ns.GameOverError:
+        return MoveStatus.GAME_OVER
+    except ns.OutOfBoundsError:
+        return MoveStatus.OUT_OF_BOUNDS
+    except ns.IllegalMoveError:
+        return MoveStatus.ILLEGAL
+    return MoveStatus.OK
+
+
+def pick_cells(
+    rng: np.random.Generator, batch: ns.BatchGame, action: str
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Random clicks, biased towards moves that do something interesting.
+
+    Reveals prefer hidden safe cells (so some games are won), flags prefer
+    mines (so chords fire) but not always, chords prefer revealed numbers; a
+    few clicks are off the board.
+    """
+    n, rows, cols = len(batch), batch.rows, batch.cols
+    r = rng.integers(0, rows, n)
+    c = rng.integers(0, cols, n)
+    visible = batch.visible
+    if action == "toggle_flag":
+        wanted = batch.mines & (visible == ns.HIDDEN)
+    elif action == "chord":
+        wanted = visible > 0
+    else:
+        wanted = ~batch.mines & (visible == ns.HIDDEN)
+    keys = rng.random(wanted.shape) + wanted
+    flat = keys.reshape(n, -1).argmax(axis=1)
+    biased = rng.random(n) < 0.85
+    r = np.where(biased, flat // cols, r)
+    c = np.where(biased, flat % cols, c)
+    off = rng.random(n) < 0.05
+    r = np.where(off, rng.choice([-1, rows, -5, rows + 3], n), r)
+    c = np.where(off & (rng.random(n) < 0.5), rng.choice([-1, cols], n), c)
+    return r, c
+
+
+def assert_same(batch: ns.BatchGame, games: list[ns.Game]) -> None:
+    visible = batch.visible
+    states = batch.states
+    mines_left = batch.mines_left
+    for i, game in enumerate(games):
+        snap = game.snapshot()
+        np.testing.assert_array_equal(visible[i], snap.cells, err_msg=f"game {i}")
+        assert states[i] is snap.state, i
+        assert mines_left[i] == snap.mines_left, i
+
+
+def play_both(
+    rows: int,
+    cols: int,
+    mines: int,
+    n: int,
+    steps: int,
+    first_click: str | None,
+    seed: int,
+) -> tuple[ns.BatchGame, list[ns.Game]]:
+    rng = np.random.default_rng(seed)
+    if first_click is None:
+        batch = ns.BatchGame(ns.generate_boards(n, rows, cols, mines, seed=rng))
+        games = [ns.Game(ns.Board(batch.mines[i])) for i in range(n)]
+    else:
+        batch = ns.BatchGame.new(n, rows, cols, mines, seed=rng, first_click=first_click)
+        games = [
+            ns.Game.new(rows, cols, mines, strategy=FromBatch(batch, i), first_click=first_click)
+            for i in range(n)
+        ]
+    assert_same(batch, games)
+    clicks = np.zeros(n, dtype=np.int64)
+    for _ in range(steps):
+        action = str(rng.choice(ACTIONS, p=[0.5, 0.25, 0.25]))
+        r, c = pick_cells(rng, batch, action)
+        active = rng.random(n) < 0.9
+        status = getattr(batch, action)(r, c, active=active)
+        assert status.dtype == np.int8
+        for i in range(n):
+            if not active[i]:
+                assert status[i] == MoveStatus.INACTIVE
+                continue
+            expected = game_status(games[i], action, int(r[i]), int(c[i]))
+            assert status[i] == expected, (i, action, r[i], c[i])
+        clicks += status == MoveStatus.OK
+        assert_same(batch, games)
+        np.testing.assert_array_equal(batch.clicks, clicks)
+    return batch, games
+
+
+@pytest.mark.parametrize(
+    ("rows", "cols", "mines", "n", "steps", "first_click"),
+    [
+        (4, 5, 3, 400, 30, None),
+        (6, 6, 8, 400, 30, "safe"),
+        (8, 8, 10, 400, 40, "opening"),
+        (1, 7, 1, 200, 15, "safe"),
+        (9, 9, 10, 300, 40, None),
+        (16, 30, 99, 150, 60, "opening"),
+        (16, 30, 99, 150, 60, None),
+        (3, 3, 8, 100, 10, None),
+        (2, 2, 0, 50, 5, "opening"),
+    ],
+)
+def test_matches_independent_games(
+    rows: int, cols: int, mines: int, n: int, steps: int, first_click: str | None
+) -> None:
+    batch, _ = play_both(rows, cols, mines, n, steps, first_click, seed=rows * 100 + n)
+    # The test is only honest if the random play reached every outcome.
+    if rows * cols > 9:
+        assert batch.lost.any()
+    if (rows, cols) != (16, 30):
+        assert batch.won.any()
+
+
+def test_getitem_replays_to_the_same_game() -> None:
+    batch, games = play_both(6, 7, 6, 120, 40, "opening", seed=7)
+    for i in range(0, 120, 7):
+        assert batch[i].snapshot() == games[i].snapshot()
+        assert batch[i].state is games[i].state
+    assert batch[-1].snapshot() == games[-1].snapshot()
+
+
+def test_getitem_of_a_game_before_its_first_click() -> None:
+    batch = ns.BatchGame.new(2, 5, 5, 3, seed=0, first_click="safe")
+    batch.toggle_flag(np.array([1, 0]), np.array([1, 0]), active=np.array([True, False]))
+    game = batch[0]
+    assert game.board is None
+    assert game.snapshot().cells[1, 1] == ns.FLAG
+    np.testing.assert_array_equal(game.snapshot().cells, batch.visible[0])
+
+
+def test_chord_with_wrong_flags_explodes_several_mines() -> None:
+    layout = np.zeros((1, 3, 3), dtype=bool)
+    layout[0, 0, :2] = True  # centre shows 2
+    batch = ns.BatchGame.from_mines(layout)
+    game = ns.Game(ns.Board(layout[0]))
+    for action, r, c in [("reveal", 1, 1), ("toggle_flag", 2, 0), ("toggle_flag", 2, 2)]:
+        assert getattr(batch, action)(r, c).tolist() == [MoveStatus.OK]
+        getattr(game, action)(r, c)
+    assert batch.chord(1, 1).tolist() == [MoveStatus.OK]
+    game.chord(1, 1)
+    assert batch.states[0] is ns.GameState.LOST
+    assert (batch.visible[0] == ns.EXPLODED).sum() == 2
+    np.testing.assert_array_equal(batch.visible[0], game.snapshot().cells)
+    assert batch[0].snapshot() == game.snapshot()
+
+
+def test_chord_floods_from_several_zero_neighbours() -> None:
+    # A wall of mines with one gap; a chord on the gap opens both sides.
+    layout = np.zeros((1, 5, 7), dtype=bool)
+    layout[0, :, 3] = True
+    layout[0, 2, 3] = False
+    batch = ns.BatchGame.from_mines(layout)
+    game = ns.Game(ns.Board(layout[0]))
+    for action, r, c in [("reveal", 2, 3), ("toggle_flag", 1, 3), ("toggle_flag", 3, 3)]:
+        getattr(batch, action)(r, c)
+        getattr(game, action)(r, c)
+    batch.chord(2, 3)
+    game.chord(2, 3)
+    np.testing.assert_array_equal(batch.visible[0], game.snapshot().cells)
+    assert batch.states[0] is game.state
+
+
+def test_flags_block_floods_and_survive_placement() -> None:
+    batch = ns.BatchGame.new(50, 9, 9, 10, seed=3, first_click="opening")
+    batch.toggle_flag(0, 8)
+    batch.reveal(8, 0)
+    assert (batch.visible[:, 0, 8] == ns.FLAG).all()
+    assert not batch.mines[:, 7:, :2].any()
+    assert (batch.visible[:, 8, 0] == 0).all()
+
+
+def test_active_mask_leaves_other_games_alone() -> None:
+    batch = ns.BatchGame.new(4, 9, 9, 10, seed=1, first_click="safe")
+    before = batch.visible
+    status = batch.reveal(4, 4, active=np.array([True, False, True, False]))
+    assert status.tolist() == [0, 4, 0, 4]
+    after = batch.visible
+    np.testing.assert_array_equal(after[[1, 3]], before[[1, 3]])
+    assert not batch.placed[[1, 3]].any()
+    assert batch.clicks.tolist() == [1, 0, 1, 0]
+
+
+def test_same_seed_same_games() -> None:
+    def play(seed: Any) -> NDArray[np.int8]:
+        batch = ns.BatchGame.new(30, 16, 30, 99, seed=seed, first_click="opening")
+        rng = np.random.default_rng(0)
+        for _ in range(5):
+            batch.reveal(rng.integers(0, 16, 30), rng.integers(0, 30, 30))
+        return batch.visible
+
+    np.testing.assert_array_equal(play(11), play(11))
+    assert not np.array_equal(play(11), play(12))
+
+
+def test_new_and_from_preset_check_their_arguments() -> None:
+    with pytest.raises(ns.InvalidBoardError, match="n must be >= 0"):
+        ns.BatchGame.new(-1, 9, 9, 10)
+    with pytest.raises(ns.InvalidBoardError, match="at most 72 mines"):
+        ns.BatchGame.new(2, 9, 9, 73, first_click="opening")
+    with pytest.raises(ValueError, match="first_click"):
+        ns.BatchGame.new(2, 9, 9, 10, first_click="corner")
+    with pytest.raises(ValueError, match="unknown preset 'huge'"):
+        ns.BatchGame.from_preset("huge", 3)
+    with pytest.raises(TypeError, match="needs a BoardBatch"):
+        ns.BatchGame(np.zeros((2, 3, 3), dtype=bool))  # type: ignore[arg-type]
+    assert len(ns.BatchGame.new(0, 9, 9, 10)) == 0
+
+
+def test_from_mines_checks_layouts() -> None:
+    with pytest.raises(ns.InvalidBoardError, match="3-D bool"):
+        ns.BatchGame.from_mines(np.zeros((3, 3), dtype=bool))
+    with pytest.raises(ns.InvalidBoardError, match="board 1 has 1"):
+        ns.BatchGame.from_mines(np.array([[[0, 0]], [[0, 1]]], dtype=bool))
+    with pytest.raises(ns.InvalidBoardError, match="mines must be in"):
+        ns.BatchGame.from_mines(np.ones((2, 2, 2), dtype=bool))
+
+
+@pytest.mark.parametrize("action", ACTIONS)
+def test_malformed_arguments_raise_and_change_nothing(action: str) -> None:
+    batch = ns.BatchGame.new(3, 9, 9, 10, seed=0)
+    move = getattr(batch, action)
+    with pytest.raises(TypeError, match="rows must hold integers"):
+        move(np.array([1.0, 2.0, 3.0]), np.array([1, 2, 3]))
+    with pytest.raises(TypeError, match="cols must hold integers"):
+        move(np.array([1, 2, 3]), np.array([True, False, True]))
+    with pytest.raises(ValueError, match=r"cols must have shape \(3,\)"):
+        move(np.array([1, 2, 3]), np.array([1, 2]))
+    with pytest.raises(TypeError, match="active must be a bool array"):
+        move(0, 0, active=np.array([1, 0, 1]))
+    assert batch.clicks.tolist() == [0, 0, 0]
+    assert (batch.visible == ns.HIDDEN).all()
+
+
+def test_out_of_bounds_never_wraps() -> None:
+    batch = ns.BatchGame.new(4, 3, 3, 1, seed=0)
+    status = batch.reveal(np.array([-1, 3, 0, 0]), np.array([0, 0, -1, 3]))
+    assert (status == MoveStatus.OUT_OF_BOUNDS).all()
+    assert (batch.visible == ns.HIDDEN).all()
+
+
+def test_views_are_read_only_and_repr_counts_states() -> None:
+    batch = ns.BatchGame.from_mines(np.array([[[1, 0]], [[0, 1]], [[0, 1]]], dtype=bool))
+    batch.reveal(0, 0)
+    with pytest.raises(ValueError, match="read-only"):
+        batch.mines[0, 0, 0] = False
+    assert repr(batch) == "<BatchGame of 3 games 1x2, 1 mines: 0 in progress, 2 won, 1 lost>"
+    assert (batch.states == ns.GameState.WON).tolist() == [False, True, True]
+    assert batch.revealed_count.tolist() == [0, 1, 1]
+    with pytest.raises(IndexError, match="out of range"):
+        batch[3]
+
+
+@pytest.mark.parametrize(("rows", "cols", "density"), [(16, 30, 0.1), (9, 9, 0.05), (5, 62, 0.08)])
+def test_flood_kernels_agree_with_flood_from(rows: int, cols: int, density: float) -> None:
+    from numsweeper._kernels import _flood_labelled, _flood_packed, adjacent_counts, flood_from
+
+    rng = np.random.default_rng(rows * cols)
+    n = 300
+    mines = rng.random((n, rows, cols)) < density
+    counts = adjacent_counts(mines)
+    blocked = mines | (rng.random((n, rows, cols)) < 0.05)  # flags and revealed cells
+    zero = ~blocked & (counts == 0)
+    # Up to three clicks per board, on open zero cells.
+    games, r, c = np.nonzero(zero & (rng.random(zero.shape) < 3 / zero[0].size))
+    expected = np.zeros_like(mines)
+    for g, rr, cc in zip(games.tolist(), r.tolist(), c.tolist(), strict=True):
+        (r0, c0), mask = flood_from(counts[g], (blocked[g],), rr, cc)
+        expected[g, r0 : r0 + mask.shape[0], c0 : c0 + mask.shape[1]] |= mask
+    assert expected.any()
+    for flood in (_flood_packed, _flood_labelled):
+        np.testing.assert_array_equal(flood(counts, ~blocked, games, r, c), expected)
+    one = np.unique(games, return_index=True)[1]  # one click per board, all boards
+    boards = games[one]
+    sub = (counts[boards], ~blocked[boards], np.arange(boards.size), r[one], c[one])
+    np.testing.assert_array_equal(_flood_packed(*sub), _flood_labelled(*sub))
+
+
+def test_wide_boards_use_the_labelled_flood_and_still_match() -> None:
+    play_both(6, 70, 20, 60, 25, "opening", seed=3)

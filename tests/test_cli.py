@@ -1,0 +1,230 @@
+"""The numsweeper command: output, exit codes, one-line errors."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import numsweeper as ns
+from numsweeper import cli
+from numsweeper.metrics import board_stats
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    try:
+        code = cli.main(list(argv))
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def field(out: str, name: str) -> str:
+    for line in out.splitlines():
+        if line.startswith(name + " "):
+            return line[len(name) :].strip()
+    raise AssertionError(f"no {name!r} line in:\n{out}")
+
+
+def test_simulate_prints_the_summary_of_ns_simulate(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(
+        capsys,
+        "simulate",
+        "--preset",
+        "beginner",
+        "--games",
+        "300",
+        "--seed",
+        "5",
+        "--workers",
+        "2",
+    )
+    assert code == 0 and err == ""
+    expected = ns.simulate(300, 9, 9, 10, seed=5)
+    assert field(out, "games") == "300"
+    assert field(out, "seed") == "5"
+    assert field(out, "win rate") == field(expected.summary(), "win rate")
+    assert field(out, "mean 3BV") == field(expected.summary(), "mean 3BV")
+    assert float(field(out, "games/s").replace(",", "")) > 0
+
+
+def test_simulate_custom_board_rule_policy_and_csv(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "games.csv"
+    code, out, _ = run(
+        capsys,
+        *("simulate", "--rows", "5", "--cols", "6", "--mines", "4", "--games", "40"),
+        *("--first-click", "none", "--policy", "first_click_only", "--seed", "2"),
+        *("--chunk-size", "15", "--out", str(path)),
+    )
+    assert code == 0
+    assert field(out, "board") == "5x6, 4 mines, first click None"
+    assert field(out, "policy") == "first_click_only"
+    with open(path, newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert len(rows) == 40 and {r["clicks"] for r in rows} == {"1"}
+    expected = ns.simulate(
+        40, 5, 6, 4, policy="first_click_only", first_click=None, seed=2, chunk_size=15
+    )
+    assert [int(r["revealed"]) for r in rows] == expected.records["revealed"].tolist()
+
+
+def test_stats_match_the_boards_they_stream(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(
+        capsys,
+        *("stats", "--preset", "intermediate", "--boards", "700", "--chunk-size", "300"),
+        *("--seed", "3", "--first-click", "opening", "--click", "0", "0"),
+    )
+    assert code == 0
+    chunks = ns.iter_boards(
+        700, 16, 16, 40, seed=3, chunk_size=300, first_click="opening", click=(0, 0)
+    )
+    parts = [board_stats(chunk) for chunk in chunks]
+    lines = out.splitlines()
+    assert field(out, "board") == "16x16, 40 mines, first click 'opening' at (0, 0)"
+    assert field(out, "boards") == "700"
+    for label, key in (("3BV", "three_bv"), ("openings", "openings"), ("islands", "islands")):
+        values = np.concatenate([p[key] for p in parts])
+        row = next(line for line in lines if line.startswith(label + " ")).split()
+        assert float(row[1]) == pytest.approx(values.mean(), abs=0.005)
+        assert float(row[2]) == pytest.approx(values.std(), abs=0.005)
+        expected = [values.min()]
+        expected += [np.percentile(values, q, method="inverted_cdf") for q in cli._PERCENTILES]
+        expected += [values.max()]
+        assert [int(v) for v in row[3:]] == [int(v) for v in expected]
+    bars = lines[lines.index("3BV histogram") + 1 :]
+    counts = [int(line.split()[-1].replace(",", "")) for line in bars]
+    assert sum(counts) == 700 and max(len(line) for line in bars) < 80
+
+
+def test_stats_without_a_rule_and_seed(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "stats", "--preset", "beginner", "--boards", "50")
+    assert code == 0 and field(out, "seed") == "fresh"
+    assert field(out, "board") == "9x9, 10 mines, first click None"
+
+
+def test_ctrl_c_prints_what_was_done(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls = []
+    real = cli.board_stats
+
+    def interrupted(boards: ns.BoardBatch) -> Any:
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real(boards)
+
+    monkeypatch.setattr(cli, "board_stats", interrupted)
+    code, out, _ = run(
+        capsys, "stats", "--preset", "beginner", "--boards", "100", "--chunk-size", "20"
+    )
+    assert code == 130
+    assert field(out, "boards") == "40 of 100 (interrupted)"
+
+
+@pytest.mark.parametrize("command", [[], ["simulate"], ["stats"]])
+def test_help_everywhere(capsys: pytest.CaptureFixture[str], command: list[str]) -> None:
+    code, out, _ = run(capsys, *command, "--help")
+    assert code == 0 and out.startswith("usage: numsweeper")
+
+
+@pytest.mark.parametrize(
+    ("argv", "reason"),
+    [
+        ([], "the following arguments are required: COMMAND"),
+        (["play-well"], "invalid choice: 'play-well'"),
+        (["simulate", "--games", "x"], "argument --games: invalid integer 'x'"),
+        (["simulate", "--games", "-3"], "argument --games: must be >= 0, got -3"),
+        (["simulate", "--workers", "0"], "argument --workers: must be >= 1, got 0"),
+        (["simulate", "--preset", "huge"], "argument --preset: invalid choice: 'huge'"),
+        (["simulate", "--rows", "5"], "--rows, --cols and --mines must be given together"),
+        (["simulate", "--rows", "3", "--cols", "3", "--mines", "1"], "at most 0 mines, got 1"),
+        (["simulate", "--rows", "3", "--cols", "3", "--mines", "9", "--first-click", "none"],
+         "mines must be in 0..8 for a 3x3 board, got 9"),
+        (["simulate", "--policy", "greedy"], "argument --policy: invalid choice: 'greedy'"),
+        (["simulate", "--first-click", "corner"], "argument --first-click: invalid choice"),
+        (["stats", "--boards", "0"], "argument --boards: must be >= 1, got 0"),
+        (["stats", "--click", "1"], "argument --click: expected 2 arguments"),
+        (["stats", "--click", "1", "2"], "--click needs --first-click safe or opening"),
+        (["stats", "--first-click", "opening"], "--first-click opening needs --click ROW COL"),
+        (["stats", "--first-click", "safe", "--click", "16", "0"], "--click 16 0 is off the"),
+    ],
+)  # fmt: skip
+def test_bad_arguments_exit_2_with_one_line(
+    capsys: pytest.CaptureFixture[str], argv: list[str], reason: str
+) -> None:
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and reason in err
+    assert err.startswith("numsweeper") and err.endswith("(see --help)\n")
+
+
+def test_missing_extras_and_modules_are_argument_errors(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "numsweeper.solver", None)
+    code, _, err = run(capsys, "simulate", "--games", "5", "--policy", "solver")
+    assert code == 2 and "needs numsweeper.solver" in err and err.count("\n") == 1
+    monkeypatch.setitem(sys.modules, "tqdm", None)
+    code, _, err = run(capsys, "simulate", "--games", "5", "--progress")
+    assert code == 2 and "pip install 'numsweeper[progress]'" in err
+    code, _, err = run(capsys, "simulate", "--games", "5", "--preset", "beginner")
+    assert code == 0 and err == ""  # without tqdm, no bar unless asked for
+
+
+def test_progress_bar_goes_to_stderr(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(
+        capsys, "simulate", "--preset", "beginner", "--games", "50", "--progress", "--seed", "1"
+    )
+    assert code == 0 and "50/50" in err and "50/50" not in out
+
+
+def test_registered_subcommand_modules(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    module = type(sys)("fake_play")
+
+    def add_parser(subparsers: Any) -> None:
+        parser = subparsers.add_parser("hello", help="say hello")
+        parser.add_argument("--name", default="world")
+        parser.set_defaults(func=lambda args: print(f"hello {args.name}") or 0)
+
+    module.add_parser = add_parser  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "fake_play", module)
+    monkeypatch.setattr(cli, "SUBCOMMAND_MODULES", ["fake_play"])
+    assert run(capsys, "hello", "--name", "sweeper") == (0, "hello sweeper\n", "")
+    code, _, err = run(capsys, "hello", "--nope")
+    assert code == 2 and err.count("\n") == 1
+    assert isinstance(cli.build_parser(), argparse.ArgumentParser)
+
+
+def test_python_dash_m(tmp_path: Path) -> None:
+    src = Path(cli.__file__).parents[1]
+    done = subprocess.run(
+        [sys.executable, "-m", "numsweeper", "simulate", "--games", "0", "--seed", "1"],
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(src)},
+        cwd=tmp_path,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "games        0" in done.stdout
+    bad = subprocess.run(
+        [sys.executable, "-m", "numsweeper", "stats", "--boards", "many"],
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(src)},
+        cwd=tmp_path,
+        check=False,
+    )
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr

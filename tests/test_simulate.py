@@ -1,0 +1,307 @@
+"""ns.simulate: reproducible records, policies, executors, interruption."""
+
+from __future__ import annotations
+
+import csv
+import math
+import sys
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from numpy.typing import NDArray
+
+import numsweeper as ns
+from numsweeper._kernels import adjacent_counts, three_bv_solved
+from numsweeper.metrics import three_bv
+from numsweeper.simulate import RECORD_DTYPE
+
+
+def first_hidden(
+    visible: NDArray[np.int8], mines_left: NDArray[np.int64], rng: np.random.Generator
+) -> NDArray[np.intp]:
+    """A deterministic policy: the first hidden cell in raster order."""
+    k, _, cols = visible.shape
+    flat = (visible == ns.HIDDEN).reshape(k, -1).argmax(axis=1)
+    return np.stack(np.divmod(flat, cols), axis=1)
+
+
+class StopAfter:
+    """The random policy, until Ctrl-C arrives on call number ``calls``."""
+
+    def __init__(self, calls: int) -> None:
+        self.calls = calls
+        self.inner = ns.RandomPolicy()
+
+    def __call__(self, visible: Any, mines_left: Any, rng: np.random.Generator) -> Any:
+        self.calls -= 1
+        if self.calls < 0:
+            raise KeyboardInterrupt
+        return self.inner(visible, mines_left, rng)
+
+
+def solved_reference(mines: NDArray[np.bool_], revealed: NDArray[np.bool_]) -> int:
+    """Plain-Python 3BV solved: BFS over openings, then isolated numbers."""
+    rows, cols = mines.shape
+    counts = adjacent_counts(mines)
+
+    def neighbours(r: int, c: int) -> list[tuple[int, int]]:
+        return [
+            (r + dr, c + dc)
+            for dr in (-1, 0, 1)
+            for dc in (-1, 0, 1)
+            if (dr or dc) and 0 <= r + dr < rows and 0 <= c + dc < cols
+        ]
+
+    def is_zero(r: int, c: int) -> bool:
+        return not mines[r, c] and counts[r, c] == 0
+
+    seen: set[tuple[int, int]] = set()
+    solved = 0
+    for r in range(rows):
+        for c in range(cols):
+            if is_zero(r, c) and (r, c) not in seen:
+                touched = False
+                queue = deque([(r, c)])
+                seen.add((r, c))
+                while queue:
+                    cell = queue.popleft()
+                    touched |= bool(revealed[cell])
+                    for nb in neighbours(*cell):
+                        if is_zero(*nb) and nb not in seen:
+                            seen.add(nb)
+                            queue.append(nb)
+                solved += touched
+            elif not mines[r, c] and revealed[r, c] and not is_zero(r, c):
+                solved += not any(is_zero(*nb) for nb in neighbours(r, c))
+    return solved
+
+
+def test_three_bv_solved_matches_reference() -> None:
+    rng = np.random.default_rng(0)
+    # Up to 62 columns the packed path runs, beyond it the labelled one.
+    for rows, cols, mines in [(5, 6, 4), (9, 9, 10), (8, 12, 30), (1, 9, 2), (4, 70, 20)]:
+        boards = ns.generate_boards(150, rows, cols, mines, seed=rng).mines
+        revealed = (rng.random(boards.shape) < rng.random((150, 1, 1))) & ~boards
+        got = three_bv_solved(boards, adjacent_counts(boards), revealed)
+        assert got.tolist() == [
+            solved_reference(m, v) for m, v in zip(boards, revealed, strict=True)
+        ]
+        everything = three_bv_solved(boards, adjacent_counts(boards), ~boards)
+        assert everything.tolist() == three_bv(boards).tolist()
+
+
+def test_records_match_games_played_one_by_one() -> None:
+    games, chunk_size, seed = 120, 50, 9
+    result = ns.simulate(
+        games, 8, 8, 10, policy=first_hidden, first_click=None, seed=seed, chunk_size=chunk_size
+    )
+    assert result.records["game"].tolist() == list(range(games))
+    # Documented seeding: chunk i's boards come from child 0 of root child i.
+    children = np.random.SeedSequence(seed).spawn(3)
+    for chunk, child in enumerate(children):
+        size = min(chunk_size, games - chunk * chunk_size)
+        boards = ns.generate_boards(size, 8, 8, 10, seed=child.spawn(2)[0]).mines
+        for j, layout in enumerate(boards):
+            record = result.records[chunk * chunk_size + j]
+            game = ns.Game(ns.Board(layout))
+            clicks = 0
+            while game.state is ns.GameState.IN_PROGRESS:
+                cells = game.snapshot().cells
+                ((r, c),) = first_hidden(
+                    cells[None], np.zeros(1, np.int64), np.random.default_rng()
+                )
+                game.reveal(int(r), int(c))
+                clicks += 1
+            board = game.board
+            assert board is not None
+            assert record["chunk"] == chunk
+            assert record["won"] == (game.state is ns.GameState.WON)
+            assert record["clicks"] == clicks
+            assert record["revealed"] == int(board.revealed.sum())
+            assert record["three_bv"] == three_bv(layout)
+            assert record["three_bv_solved"] == solved_reference(layout, board.revealed)
+
+
+def test_same_records_for_any_executor() -> None:
+    args = (600, 6, 6, 3)
+    kw: dict[str, Any] = {"seed": 2024, "chunk_size": 70}
+    serial = ns.simulate(*args, **kw)
+    with ThreadPoolExecutor(3) as pool:
+        threaded = ns.simulate(*args, executor=pool, **kw)
+    pooled = ns.simulate(*args, workers=2, **kw)
+    for other in (threaded, pooled):
+        assert other.records.tobytes() == serial.records.tobytes()
+        assert other.seed == serial.seed == 2024
+    assert serial.records["won"].any()
+    different = ns.simulate(*args, seed=2025, chunk_size=70)
+    assert different.records.tobytes() != serial.records.tobytes()
+
+
+def test_seed_none_is_recorded_and_repeats() -> None:
+    first = ns.simulate(200, 9, 9, 10)
+    assert isinstance(first.seed, int)
+    again = ns.simulate(200, 9, 9, 10, seed=first.seed)
+    assert again.records.tobytes() == first.records.tobytes()
+    spawned = np.random.SeedSequence(5).spawn(2)[1]
+    run = ns.simulate(200, 9, 9, 10, seed=spawned)
+    assert run.spawn_key == (1,)
+    repeat = ns.simulate(200, 9, 9, 10, seed=np.random.SeedSequence(run.seed, spawn_key=(1,)))
+    assert repeat.records.tobytes() == run.records.tobytes()
+    assert "spawn_key=(1,)" in run.summary()
+    # A Generator is accepted and advanced, as everywhere else.
+    gen = np.random.default_rng(3)
+    assert ns.simulate(10, 9, 9, 10, seed=gen).seed != ns.simulate(10, 9, 9, 10, seed=gen).seed
+
+
+@pytest.mark.parametrize("first_click", ["opening", "safe", None])
+def test_records_are_consistent(first_click: str | None) -> None:
+    result = ns.simulate(3000, 6, 6, 3, first_click=first_click, seed=1)
+    rec = result.records
+    won = rec["won"]
+    assert won.any() and not won.all()
+    assert (rec["revealed"][won] == 33).all()
+    assert (rec["three_bv_solved"][won] == rec["three_bv"][won]).all()
+    assert (rec["three_bv_solved"] <= rec["three_bv"]).all()
+    assert (rec["clicks"] >= 1).all()
+    if first_click == "opening":
+        assert (rec["revealed"] >= 4).all()  # a corner click opens at least 2x2
+    if first_click is None:  # the first click can be a mine
+        assert (rec["revealed"] == 0).any()
+    else:
+        assert (rec["revealed"] >= 1).all()
+    low, high = result.win_rate_ci
+    assert low <= result.win_rate <= high
+
+
+def test_first_click_only_stops_after_one_reveal() -> None:
+    result = ns.simulate(500, 16, 30, 99, policy="first_click_only", seed=0)
+    assert (result.records["clicks"] == 1).all()
+    assert (result.records["three_bv_solved"] >= 1).all()
+    assert result.policy == "first_click_only"
+
+
+def test_wilson_interval_known_values() -> None:
+    def result(wins: int, games: int) -> ns.SimulationResult:
+        records = np.zeros(games, dtype=RECORD_DTYPE)
+        records["won"][:wins] = True
+        return ns.SimulationResult(records, 9, 9, 10, None, "x", 0, (), 1, games, 1.0)
+
+    low, high = result(50, 100).win_rate_ci
+    assert (round(low, 4), round(high, 4)) == (0.4038, 0.5962)
+    low, high = result(0, 10).win_rate_ci
+    assert (low, round(high, 4)) == (0.0, 0.2775)
+    low, high = result(10, 10).win_rate_ci
+    assert (round(low, 4), high) == (0.7225, 1.0)
+    assert result(0, 0).win_rate_ci == (0.0, 1.0)
+    # Tiny upper bounds keep two significant digits instead of rounding to 0.
+    assert "win rate     0.00% (95% CI 0.00% to 0.0042%)" in result(0, 92_000).summary()
+    assert "(95% CI 40.38% to 59.62%)" in result(50, 100).summary()
+    assert math.isnan(result(0, 0).win_rate)
+
+
+def test_ctrl_c_keeps_finished_chunks() -> None:
+    full = ns.simulate(1000, 9, 9, 10, seed=4, chunk_size=100)
+    stopped = ns.simulate(1000, 9, 9, 10, policy=StopAfter(25), seed=4, chunk_size=100)
+    assert stopped.interrupted and not full.interrupted
+    assert 0 < stopped.games < 1000 and stopped.games % 100 == 0
+    assert stopped.records.tobytes() == full.records[: stopped.games].tobytes()
+    assert "of 1000 (interrupted)" in stopped.summary()
+    with ThreadPoolExecutor(1) as pool:
+        threaded = ns.simulate(
+            1000, 9, 9, 10, policy=StopAfter(25), seed=4, chunk_size=100, executor=pool
+        )
+    assert threaded.interrupted
+    assert threaded.records.tobytes() == stopped.records.tobytes()
+
+
+def test_progress_bar_and_its_missing_extra(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ns.simulate(300, 9, 9, 10, seed=0, chunk_size=100, progress=True)
+    err = capsys.readouterr().err
+    assert "300/300" in err
+    monkeypatch.setitem(sys.modules, "tqdm", None)
+    with pytest.raises(ImportError, match=r"pip install 'numsweeper\[progress\]'"):
+        ns.simulate(10, 9, 9, 10, progress=True)
+
+
+def test_solver_policy_without_the_solver(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "numsweeper.solver", None)
+    with pytest.raises(ImportError, match=r"needs numsweeper\.solver"):
+        ns.simulate(10, 9, 9, 10, policy="solver")
+
+
+def test_solver_policy_is_built_with_the_rule(monkeypatch: pytest.MonkeyPatch) -> None:
+    rules: list[str | None] = []
+
+    class FakeSolver(ns.RandomPolicy):
+        def __init__(self, *, first_click: str | None) -> None:
+            rules.append(first_click)
+
+    module = type(sys)("numsweeper.solver")
+    module.SolverPolicy = FakeSolver  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "numsweeper.solver", module)
+    result = ns.simulate(20, 9, 9, 10, policy="solver", first_click="safe", seed=0)
+    assert result.policy == "solver" and result.games == 20
+    assert set(rules) == {"safe"}
+
+
+def test_bad_policies_are_reported() -> None:
+    def revealed_cell(visible: Any, mines_left: Any, rng: Any) -> Any:
+        return np.zeros((len(visible), 2), dtype=int)
+
+    def wrong_shape(visible: Any, mines_left: Any, rng: Any) -> Any:
+        return np.zeros((len(visible), 3), dtype=int)
+
+    def off_board(visible: Any, mines_left: Any, rng: Any) -> Any:
+        return np.full((len(visible), 2), 9)
+
+    with pytest.raises(ValueError, match=r"policy 'revealed_cell' chose \(0, 0\) in game \d+"):
+        ns.simulate(50, 9, 9, 10, policy=revealed_cell, first_click="opening", seed=0)
+    with pytest.raises(ValueError, match=r"shape \(5, 2\), got int64 \(5, 3\)"):
+        ns.simulate(5, 9, 9, 10, policy=wrong_shape)
+    with pytest.raises(ValueError, match=r"chose \(9, 9\)"):
+        ns.simulate(5, 9, 9, 10, policy=off_board)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"games": -1}, ValueError, "games must be >= 0, got -1"),
+        ({"games": 2.5}, TypeError, "games must be an integer"),
+        ({"mines": 81}, ns.InvalidBoardError, "mines must be in"),
+        ({"mines": 73}, ns.InvalidBoardError, "at most 72 mines"),
+        ({"workers": 0}, ValueError, "workers must be >= 1"),
+        ({"chunk_size": 0}, ValueError, "chunk_size must be >= 1"),
+        ({"policy": "greedy"}, ValueError, "unknown policy 'greedy'"),
+        ({"policy": 3}, TypeError, "policy must be a name or a callable"),
+        ({"first_click": "corner"}, ValueError, "first_click must be"),
+        ({"workers": 2, "executor": ThreadPoolExecutor(1)}, TypeError, "not both"),
+    ],
+)
+def test_bad_arguments(kwargs: dict[str, Any], error: type[Exception], match: str) -> None:
+    args = {"games": 10, "rows": 9, "cols": 9, "mines": 10} | kwargs
+    with pytest.raises(error, match=match):
+        ns.simulate(**args)
+    executor = kwargs.get("executor")
+    if executor is not None:
+        executor.shutdown()
+
+
+def test_no_games_and_csv(tmp_path: Path) -> None:
+    empty = ns.simulate(0, 9, 9, 10, seed=0)
+    assert empty.games == 0 and empty.records.dtype.names is not None
+    assert "games        0" in empty.summary()
+    result = ns.simulate(30, 9, 9, 10, seed=0)
+    path = tmp_path / "runs.csv"
+    result.to_csv(path)
+    with open(path, newline="") as handle:
+        rows = list(csv.reader(handle))
+    assert rows[0] == list(result.records.dtype.names or ())
+    assert len(rows) == 31
+    assert [int(v) for v in rows[5]] == [int(v) for v in result.records[4].tolist()]
+    assert repr(result).startswith("<SimulationResult 30 games 9x9/10, policy='random'")
