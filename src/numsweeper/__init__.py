@@ -9,7 +9,7 @@ Examples
 <GameState.IN_PROGRESS: 'in_progress'>
 """
 
-from . import metrics
+from . import metrics, solver
 from ._constants import EXPLODED, FLAG, HIDDEN, MINE, PRESETS, WRONG_FLAG
 from .batch import BoardBatch, generate_boards, iter_boards
 from .batchgame import BatchGame, MoveStatus
@@ -60,5 +60,6 @@ __all__ = [
     "iter_boards",
     "metrics",
     "simulate",
+    "solver",
     "update_board",
 ]

@@ -1,0 +1,420 @@
+"""Solver benchmarks (pytest-benchmark) and the win-rate driver (command line).
+
+``pytest benchmarks/bench_solver.py`` times ``analyze`` on typical and hard
+expert positions beside a plain-Python backtracking counter, the batched local
+rules beside a cell-by-cell loop, and whole expert games.
+
+``python benchmarks/bench_solver.py --positions`` prints the median/p99 of
+``analyze`` over seeded expert positions and the policy's time split.
+
+Run as a script with a preset it measures SolverPolicy win rates,
+reproducibly, in fixed seeded chunks.  Until ``ns.simulate`` lands it drives
+the games itself: each chunk plays
+``chunk`` games in lock-step through ``ns.Game`` (one policy call per step
+for the whole chunk, as ``simulate`` will do), with the chunk's own child
+``SeedSequence``.  Results are identical for any number of workers.
+
+Usage::
+
+    PYTHONPATH=src python benchmarks/bench_solver.py expert safe \
+        --games 2000 --seed 20261129 --workers 2 --out results.jsonl
+
+Each finished chunk is appended to ``--out`` as one JSON line, so an
+interrupted run keeps what it finished; ``--summary`` prints the table rows.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import numsweeper as ns
+from numsweeper.solver import SolverPolicy, analyze, local_rules
+
+try:  # under pytest, benchmarks/ is on sys.path
+    from conftest import size
+except ImportError:  # run as a script
+
+    def size(full: int, small: int) -> int:
+        return full
+
+
+H = int(ns.HIDDEN)
+
+
+def wilson(wins: int, n: int, z: float = 1.959964) -> tuple[float, float]:
+    """Wilson score 95% interval of a binomial proportion."""
+    if n == 0:
+        return 0.0, 1.0
+    p = wins / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return centre - half, centre + half
+
+
+def play_chunk(task: tuple[str, str, int, int, int]) -> dict[str, Any]:
+    """Play one chunk of games; return its tallies."""
+    preset, rule, seed, index, size = task
+    rows, cols, mines = ns.PRESETS[preset]
+    chunk_seed = np.random.SeedSequence(seed, spawn_key=(index,))
+    policy = SolverPolicy(first_click=rule)
+    rng = np.random.default_rng(chunk_seed.spawn(1)[0])
+    start_cpu, start = time.process_time(), time.perf_counter()
+    games = [
+        ns.Game.new(rows, cols, mines, seed=child, first_click=rule)
+        for child in chunk_seed.spawn(size)
+    ]
+    live = list(range(size))
+    while live:
+        snaps = [games[i].snapshot() for i in live]
+        visible = np.stack([s.cells for s in snaps])
+        left = np.array([s.mines_left for s in snaps])
+        clicks = policy(visible, left, rng)
+        for i, (r, c) in zip(live, clicks.tolist(), strict=True):
+            games[i].reveal(r, c)
+        live = [i for i in live if games[i].state is ns.GameState.IN_PROGRESS]
+    wins = sum(g.state is ns.GameState.WON for g in games)
+    return {
+        "preset": preset,
+        "rule": rule,
+        "seed": seed,
+        "chunk": index,
+        "games": size,
+        "wins": int(wins),
+        "wall": time.perf_counter() - start,
+        "cpu": time.process_time() - start_cpu,
+        "counts": policy.counts,
+        "timings": policy.timings,
+    }
+
+
+# -- positions ---------------------------------------------------------------
+
+
+class _Recorder(SolverPolicy):
+    """A SolverPolicy that keeps every position it hands to the exact engine."""
+
+    def __init__(self, first_click: str | None) -> None:
+        super().__init__(first_click)
+        self.positions: list[tuple[np.ndarray, int]] = []
+
+    def _choose(self, cells: np.ndarray, mines: int) -> Any:
+        self.positions.append((cells.copy(), mines))
+        return super()._choose(cells, mines)
+
+
+def stuck_positions(games: int, seed: int = 1) -> list[tuple[np.ndarray, int]]:
+    """Typical expert positions: where the solver needed the exact engine."""
+    policy = _Recorder("safe")
+    rng = np.random.default_rng(seed)
+    for child in np.random.SeedSequence(seed).spawn(games):
+        game = ns.Game.new(16, 30, 99, seed=child, first_click="safe")
+        while game.state is ns.GameState.IN_PROGRESS:
+            snap = game.snapshot()
+            ((r, c),) = policy(snap.cells[None], [snap.mines_left], rng).tolist()
+            game.reveal(r, c)
+    return policy.positions
+
+
+def hard_positions(n: int, seed: int = 2, frac: float = 0.25) -> list[tuple[np.ndarray, int]]:
+    """Expert boards with a quarter of the safe cells revealed at random.
+
+    Not reachable in play (zeros would flood), but their frontiers are wide
+    2-D sheets: the worst case for the counting engine.
+    """
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(n):
+        board = ns.Board.create(16, 30, 99, ns.RandomPlacement(rng))
+        shown = ~board.mines & (rng.random((16, 30)) < frac)
+        out.append((np.where(shown, board.counts, H).astype(np.int8), 99))
+    return out
+
+
+def backtrack_count(cells: np.ndarray, mines: int) -> int:
+    """Plain-Python baseline: count layouts cell by cell (the classic "tank").
+
+    Enumerates frontier cells one at a time with constraint pruning and
+    weights each frontier solution by C(U, M - K).
+    """
+    rows, cols = cells.shape
+    hidden = cells < 0
+    nbrs = {
+        (r, c): [
+            (r + dr, c + dc)
+            for dr in (-1, 0, 1)
+            for dc in (-1, 0, 1)
+            if (dr or dc) and 0 <= r + dr < rows and 0 <= c + dc < cols
+        ]
+        for r in range(rows)
+        for c in range(cols)
+    }
+    numbers = [(r, c) for r in range(rows) for c in range(cols) if cells[r, c] >= 0]
+    front = sorted({x for n in numbers for x in nbrs[n] if hidden[x]})
+    need = {n: int(cells[n]) for n in numbers}
+    left = {n: sum(hidden[x] for x in nbrs[n]) for n in numbers}
+    of = {x: [n for n in nbrs[x] if n in need] for x in front}
+    u = int(hidden.sum()) - len(front)
+    by_k: dict[int, int] = {}
+
+    def go(i: int, k: int) -> None:
+        if i == len(front):
+            by_k[k] = by_k.get(k, 0) + 1
+            return
+        x = front[i]
+        for bit in (0, 1):
+            ok = True
+            for n in of[x]:
+                need[n] -= bit
+                left[n] -= 1
+                if need[n] < 0 or need[n] > left[n]:
+                    ok = False
+            if ok:
+                go(i + 1, k + bit)
+            for n in of[x]:
+                need[n] += bit
+                left[n] += 1
+
+    go(0, 0)
+    return sum(n * math.comb(u, mines - k) for k, n in by_k.items() if 0 <= mines - k <= u)
+
+
+def local_reference(cells: np.ndarray) -> np.ndarray:
+    """Plain-Python single-number rules on one board: the proved-safe mask."""
+    rows, cols = cells.shape
+    safe = np.zeros(cells.shape, dtype=bool)
+    mine = np.zeros(cells.shape, dtype=bool)
+    changed = True
+    while changed:
+        changed = False
+        for r in range(rows):
+            for c in range(cols):
+                if cells[r, c] < 0:
+                    continue
+                nb = [
+                    (r + dr, c + dc)
+                    for dr in (-1, 0, 1)
+                    for dc in (-1, 0, 1)
+                    if (dr or dc) and 0 <= r + dr < rows and 0 <= c + dc < cols
+                ]
+                free = [x for x in nb if cells[x] < 0 and not mine[x] and not safe[x]]
+                known = sum(bool(mine[x]) for x in nb)
+                if not free:
+                    continue
+                if cells[r, c] - known == len(free):
+                    for x in free:
+                        mine[x] = True
+                    changed = True
+                elif cells[r, c] == known:
+                    for x in free:
+                        safe[x] = True
+                    changed = True
+    return safe
+
+
+# -- pytest-benchmark cases ---------------------------------------------------
+
+_CACHE: dict[str, Any] = {}
+
+
+def _typical() -> list[tuple[np.ndarray, int]]:
+    if "typical" not in _CACHE:
+        _CACHE["typical"] = stuck_positions(size(20, 2))
+    return _CACHE["typical"]  # type: ignore[no-any-return]
+
+
+def _cold(cells: np.ndarray, mines: int) -> Any:
+    from numsweeper.solver import analysis
+
+    analysis._CACHE.clear()
+    return analyze(cells, mines)
+
+
+def test_analyze_typical_expert(benchmark: Any) -> None:
+    positions = _typical()
+    benchmark(lambda: [_cold(c, m) for c, m in positions])
+
+
+def test_backtrack_typical_expert_baseline(benchmark: Any) -> None:
+    # the plain-Python counter on the same positions, capped to the ones it
+    # finishes quickly (small frontiers); compare per position
+    positions = [(c, m) for c, m in _typical() if np.count_nonzero(c < 0) > 0][: size(40, 3)]
+    positions = [
+        (c, m) for c, m in positions if np.count_nonzero((c < 0) & (adjacent(c >= 0) > 0)) <= 22
+    ]
+    assert all(backtrack_count(c, m) == analyze(c, m).layouts for c, m in positions[:3])
+    benchmark(lambda: [backtrack_count(c, m) for c, m in positions])
+    benchmark.extra_info["positions"] = len(positions)
+
+
+def test_analyze_same_small_frontier_positions(benchmark: Any) -> None:
+    positions = [(c, m) for c, m in _typical()][: size(40, 3)]
+    positions = [
+        (c, m) for c, m in positions if np.count_nonzero((c < 0) & (adjacent(c >= 0) > 0)) <= 22
+    ]
+    benchmark(lambda: [_cold(c, m) for c, m in positions])
+    benchmark.extra_info["positions"] = len(positions)
+
+
+def _strip(cols: int) -> tuple[np.ndarray, int]:
+    """A 4-row strip: mines in row 1, every other cell of row 2 revealed.
+
+    One long frontier component whose layouts grow exponentially with
+    ``cols`` while every cut stays narrow.
+    """
+    rng = np.random.default_rng(3)
+    layout = np.zeros((4, cols), dtype=bool)
+    layout[1] = rng.random(cols) < 0.3
+    cells = np.full(layout.shape, H, dtype=np.int8)
+    cells[2, ::2] = adjacent(layout)[2, ::2]
+    return cells, int(layout.sum())
+
+
+def test_analyze_long_frontier(benchmark: Any) -> None:
+    cells, mines = _strip(size(22, 10))
+    benchmark(_cold, cells, mines)
+
+
+def test_backtrack_long_frontier_baseline(benchmark: Any) -> None:
+    cells, mines = _strip(size(22, 10))
+    assert backtrack_count(cells, mines) == analyze(cells, mines).layouts
+    benchmark.pedantic(backtrack_count, (cells, mines), rounds=3, iterations=1)
+
+
+def test_analyze_hard_expert(benchmark: Any) -> None:
+    positions = hard_positions(size(5, 1))
+    benchmark.pedantic(lambda: [_cold(c, m) for c, m in positions], rounds=1, iterations=1)
+
+
+def _batch(k: int) -> np.ndarray:
+    return np.stack([c for c, _ in (_typical() * k)[:k]])
+
+
+def test_local_rules_batch(benchmark: Any) -> None:
+    batch = _batch(size(256, 4))
+    benchmark(local_rules, batch)
+
+
+def test_local_rules_plain_python_baseline(benchmark: Any) -> None:
+    batch = _batch(size(256, 4))[: size(16, 2)]
+    assert all(np.array_equal(local_reference(b), local_rules(b)[0]) for b in batch[:2])
+    benchmark(lambda: [local_reference(b) for b in batch])
+    benchmark.extra_info["boards"] = len(batch)
+
+
+def test_policy_expert_games(benchmark: Any) -> None:
+    n = size(10, 1)
+    benchmark.pedantic(lambda: play_chunk(("expert", "safe", 99, 0, n)), rounds=1, iterations=1)
+    benchmark.extra_info["games"] = n
+
+
+def adjacent(mask: np.ndarray) -> np.ndarray:
+    from numsweeper._kernels import adjacent_counts
+
+    return adjacent_counts(mask)
+
+
+def position_stats(games: int) -> None:
+    """Print analyze median/p99 on typical and hard positions, and the split."""
+    from numsweeper.solver import analysis
+
+    typical = stuck_positions(games)
+    hard = hard_positions(20)
+    runs = (("typical, cold cache", typical, True), ("typical, in game order", typical, False))
+    for name, positions, cold in (*runs, ("hard, cold cache", hard, True)):
+        times = []
+        inexact = 0
+        analysis._CACHE.clear()
+        for cells, mines in positions:
+            if cold:
+                analysis._CACHE.clear()
+            t = time.perf_counter()
+            a = analyze(cells, mines)
+            times.append(time.perf_counter() - t)
+            inexact += not a.exact
+        ms = 1e3 * np.array(times)
+        print(
+            f"{name}: {len(ms)} positions, median {np.median(ms):.2f} ms, "
+            f"p99 {np.percentile(ms, 99):.1f} ms, max {ms.max():.1f} ms, relaxed {inexact}"
+        )
+    rec = play_chunk(("expert", "safe", 7, 0, games))
+    total = sum(rec["timings"].values())
+    split = ", ".join(f"{k} {v:.1f}s ({100 * v / total:.0f}%)" for k, v in rec["timings"].items())
+    print(
+        f"policy on {games} expert games: {rec['cpu']:.1f} cpu-s, "
+        f"{games / rec['cpu']:.2f} games/cpu-s; split: {split}; moves: {rec['counts']}"
+    )
+
+
+def summary(path: Path) -> None:
+    """Print one Markdown row per (preset, rule) from a results file."""
+    cells: dict[tuple[str, str, int], list[dict[str, Any]]] = {}
+    for line in path.read_text().splitlines():
+        rec = json.loads(line)
+        cells.setdefault((rec["preset"], rec["rule"], rec["seed"]), []).append(rec)
+    for (preset, rule, seed), recs in sorted(cells.items()):
+        n = sum(r["games"] for r in recs)
+        w = sum(r["wins"] for r in recs)
+        lo, hi = wilson(w, n)
+        cpu = sum(r["cpu"] for r in recs)
+        chunks = sorted(r["chunk"] for r in recs)
+        print(
+            f"| {preset} | {rule} | {100 * w / n:.2f}% [{100 * lo:.2f}, {100 * hi:.2f}] "
+            f"| {w}/{n} | seed {seed}, chunks {chunks[0]}..{chunks[-1]} ({len(chunks)}) "
+            f"| {cpu:.0f} cpu-s, {n / cpu:.2f} games/cpu-s |"
+        )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("preset", nargs="?", choices=sorted(ns.PRESETS))
+    parser.add_argument("rule", nargs="?", choices=["safe", "opening"])
+    parser.add_argument("--games", type=int, default=1000)
+    parser.add_argument("--chunk", type=int, default=100)
+    parser.add_argument("--first-chunk", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=20261129)
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--out", type=Path, default=Path("solver_winrates.jsonl"))
+    parser.add_argument("--summary", action="store_true")
+    parser.add_argument("--positions", type=int, default=0, metavar="GAMES")
+    args = parser.parse_args(argv)
+    if args.positions:
+        position_stats(args.positions)
+        return 0
+    if args.summary:
+        summary(args.out)
+        return 0
+    if args.preset is None or args.rule is None:
+        parser.error("preset and rule are required")
+    n_chunks = -(-args.games // args.chunk)
+    tasks = [
+        (args.preset, args.rule, args.seed, args.first_chunk + j, args.chunk)
+        for j in range(n_chunks)
+    ]
+    with ProcessPoolExecutor(args.workers) as pool, args.out.open("a") as out:
+        for rec in pool.map(play_chunk, tasks):
+            out.write(json.dumps(rec) + "\n")
+            out.flush()
+            print(
+                rec["preset"],
+                rec["rule"],
+                rec["chunk"],
+                rec["wins"],
+                "/",
+                rec["games"],
+                f"{rec['cpu']:.0f}s",
+                file=sys.stderr,
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,657 @@
+"""Exact mine probabilities from what a player sees.
+
+The engine follows the classic scheme (see ``shared/DESIGN.md``):
+
+1. every revealed number is a constraint on its hidden neighbours;
+2. hidden cells with exactly the same constraints form a *group* (only the
+   number of mines in a group matters, weighted by a binomial);
+3. groups split into independent frontier *components*;
+4. each component is counted by mine total with a forward-backward dynamic
+   programme over its groups (a transfer-matrix count whose state is the
+   remaining need of the constraints that straddle the current cut), which
+   gives the component's polynomial ``P(x) = sum_m layouts(m) x^m`` and, per
+   group, the mine-weighted polynomial needed for marginals;
+5. components combine by convolution, and a frontier total ``K`` is weighted by
+   ``C(U, M - K)`` where ``U`` counts the hidden cells off the frontier.
+
+Everything is exact Python integers; the binomials are replaced by integer
+weights proportional to ``C(U, n)`` (a short product of small factors), so a
+board with millions of hidden cells costs no more than a small one.  The one
+float division happens at the very end and is correctly rounded.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
+from operator import itemgetter
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .._constants import FLAG, HIDDEN
+from .._kernels import adjacent_counts
+from .._validate import check_int
+from ..errors import InvalidBoardError
+from ..game import Game, Snapshot
+
+__all__ = ["MAX_STATES", "Analysis", "analyze"]
+
+#: Guard on the exact engine: the most dynamic-programming states one cut of
+#: one component may hold.  A component whose cuts grow beyond it is relaxed
+#: (see :func:`analyze`, Notes) instead of being counted for minutes.
+MAX_STATES = 50_000
+
+Poly = dict[int, int]  # mine total -> weighted layout count
+
+# Counted components, keyed by their structure: the (position, need) of every
+# number and, per group, the positions of its numbers and its size.  That key
+# determines the counting problem, so a hit is exact.  Successive moves of a
+# game, and the policy's look-ahead probes, mostly change one component and
+# find the others here.  Results are never mutated after they are stored.
+_CACHE: OrderedDict[Any, tuple[Poly, dict[Any, Poly]]] = OrderedDict()
+_CACHE_SIZE = 4096
+_CACHE_LOCK = threading.Lock()
+
+_OFFSETS = np.array([(dr, dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1) if dr or dc], dtype=np.intp)
+
+
+@dataclass(frozen=True, eq=False)
+class Analysis:
+    """What the visible state implies about every hidden cell.
+
+    Attributes
+    ----------
+    probabilities : ndarray of float64, shape (rows, cols)
+        Probability that each hidden (or flagged) cell holds a mine, over all
+        layouts consistent with the revealed numbers and the mine count, each
+        layout equally likely.  Revealed cells are NaN; trusted flags are 1.
+    safe : ndarray of intp, shape (k, 2)
+        Cells that are certainly safe, ``(row, col)`` in row-major order.
+    mines : ndarray of intp, shape (k, 2)
+        Cells that are certainly mines (trusted flags included).
+    exact : bool
+        False when a component exceeded :data:`MAX_STATES` and was relaxed:
+        probabilities are then approximate, ``layouts`` is an upper bound, but
+        ``safe`` and ``mines`` stay sound.
+    frontier_mines : dict of int to int
+        Weighted number of frontier layouts by frontier mine total ``K``
+        (before the off-frontier binomial).
+    unconstrained : int
+        Hidden cells that touch no revealed number (``U``).
+    mines_left : int
+        Mines among the hidden cells (``M``): the mine count minus trusted flags.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import numsweeper as ns
+    >>> visible = np.array([[1, -1], [-1, -1]], dtype=np.int8)
+    >>> a = ns.solver.analyze(visible, 1)
+    >>> a.probabilities.round(3)
+    array([[  nan, 0.333],
+           [0.333, 0.333]])
+    >>> a.layouts
+    3
+    """
+
+    probabilities: NDArray[np.float64]
+    safe: NDArray[np.intp]
+    mines: NDArray[np.intp]
+    exact: bool
+    frontier_mines: dict[int, int] = field(repr=False)
+    unconstrained: int
+    mines_left: int
+
+    @cached_property
+    def layouts(self) -> int:
+        """Exact number of consistent mine layouts (a Python int).
+
+        Computed on first access: on a huge board it is a number with
+        millions of digits.
+        """
+        u, m = self.unconstrained, self.mines_left
+        return sum(
+            count * math.comb(u, m - k)
+            for k, count in self.frontier_mines.items()
+            if 0 <= m - k <= u
+        )
+
+
+def _coerce(visible: Any, mines: Any) -> tuple[NDArray[np.int8], int]:
+    """Accept an array, a Snapshot or a Game; return (cells, total mines)."""
+    if isinstance(visible, Game):
+        if mines is None:
+            mines = visible.mine_count
+        visible = visible.snapshot()
+    if isinstance(visible, Snapshot):
+        cells = visible.cells
+        if mines is None:
+            mines = visible.mines_left + int(np.count_nonzero(cells == FLAG))
+    else:
+        if mines is None:
+            raise TypeError("mines is required when visible is an array")
+        array = np.asarray(visible)
+        if array.dtype == bool or not np.issubdtype(array.dtype, np.integer):
+            raise TypeError(f"visible must hold integers, got dtype {array.dtype}")
+        if array.ndim != 2 or 0 in array.shape:
+            raise InvalidBoardError(
+                f"visible must be a non-empty 2-D array, got shape {array.shape}"
+            )
+        cells = array.astype(np.int8)
+        if not np.array_equal(cells, array):
+            raise InvalidBoardError("visible holds values outside int8")
+    bad = ~(((cells >= 0) & (cells <= 8)) | (cells == HIDDEN) | (cells == FLAG))
+    if bad.any():
+        r, c = np.argwhere(bad)[0]
+        raise InvalidBoardError(
+            f"cell ({r}, {c}) shows {int(cells[r, c])!r}: analysis needs a game in progress "
+            "(counts 0..8, HIDDEN or FLAG)"
+        )
+    m = check_int(mines, "mines")
+    if not 0 <= m <= cells.size:
+        raise InvalidBoardError(f"mines must be in 0..{cells.size}, got {m}")
+    return cells, m
+
+
+def _neighbours(flat: NDArray[np.intp], rows: int, cols: int) -> NDArray[np.intp]:
+    """Flat indices of the 8 neighbours of each cell; -1 off the board."""
+    r = flat[:, None] // cols + _OFFSETS[:, 0]
+    c = flat[:, None] % cols + _OFFSETS[:, 1]
+    ok = (r >= 0) & (r < rows) & (c >= 0) & (c < cols)
+    return np.where(ok, r * cols + c, -1)
+
+
+@dataclass
+class _Component:
+    groups: list[int]  # group ids in elimination order
+    polynomial: Poly = field(default_factory=dict)
+    marginals: list[Poly] = field(default_factory=list)  # per group in ``groups``
+
+
+# A forward step's plan: (keep getter, drop getter, needs of opened constraints,
+# (key position, capacity after) of the group's older constraints, lo, hi).
+_Plan = tuple[
+    Callable[[tuple[int, ...]], tuple[int, ...]],
+    Callable[[tuple[int, ...]], tuple[int, ...]],
+    tuple[int, ...],
+    list[tuple[int, int]],
+    int,
+    int,
+]
+
+
+class _TooLarge(Exception):
+    def __init__(self, active: list[int]) -> None:
+        self.active = active
+
+
+class _Empty(Exception):
+    def __init__(self, constraint: int) -> None:
+        self.constraint = constraint
+
+
+def _getter(index: list[int]) -> Callable[[tuple[int, ...]], tuple[int, ...]]:
+    """A fast ``lambda key: tuple(key[j] for j in index)``."""
+    if not index:
+        return lambda key: ()
+    if len(index) == 1:
+        j = index[0]
+        return lambda key: (key[j],)
+    return itemgetter(*index)
+
+
+def _forward(
+    order: list[int],
+    group_cons: list[list[int]],
+    sizes: list[int],
+    need: list[int],
+    max_states: int,
+) -> tuple[list[dict[tuple[int, ...], Poly]], list[list[int]], list[_Plan]]:
+    """Count partial layouts cut by cut.
+
+    Returns the layers (layer ``i``: the state after placing ``order[:i]``,
+    keyed by the remaining need of the constraints in ``actives[i]``), the
+    active constraint lists and each step's plan (how a key and a mine count
+    ``v`` for the step's group give the next key).
+    """
+    first: dict[int, int] = {}
+    last: dict[int, int] = {}
+    capacity: dict[int, int] = {}
+    for i, g in enumerate(order):
+        for c in group_cons[g]:
+            first.setdefault(c, i)
+            last[c] = i
+            capacity[c] = capacity.get(c, 0) + sizes[g]
+    layer: dict[tuple[int, ...], Poly] = {(): {0: 1}}
+    layers = [layer]
+    active: list[int] = []
+    actives = [active]
+    plans: list[_Plan] = []
+    for i, g in enumerate(order):
+        cons = group_cons[g]
+        size = sizes[g]
+        in_cons = set(cons)
+        pos = {c: j for j, c in enumerate(active)}
+        opened = [c for c in cons if first[c] == i]
+        # New key = unchanged needs + needs that drop by v (old, then opened).
+        keep = [c for c in active if last[c] > i and c not in in_cons]
+        drop = [c for c in active if last[c] > i and c in in_cons]
+        fresh = [c for c in opened if last[c] > i]
+        new_active = keep + drop + fresh
+        get_keep = _getter([pos[c] for c in keep])
+        get_drop = _getter([pos[c] for c in drop])
+        fresh_needs = tuple(need[c] for c in fresh)
+        # bounds on v from each of g's constraints: need - capacity left after g
+        for c in cons:
+            capacity[c] -= size
+        old_cons = [(pos[c], capacity[c]) for c in cons if c in pos]
+        lo0, hi0 = 0, size
+        for c in opened:
+            lo0 = max(lo0, need[c] - capacity[c])
+            hi0 = min(hi0, need[c])
+        plans.append((get_keep, get_drop, fresh_needs, old_cons, lo0, hi0))
+        weights = [math.comb(size, v) for v in range(size + 1)]
+        new_layer: dict[tuple[int, ...], Poly] = {}
+        for key, poly in layer.items():
+            lo, hi = lo0, hi0
+            for j, cap in old_cons:
+                n = key[j]
+                if n - cap > lo:
+                    lo = n - cap
+                if n < hi:
+                    hi = n
+            if lo > hi:
+                continue
+            fixed = get_keep(key)
+            base = get_drop(key) + fresh_needs
+            for v in range(lo, hi + 1):
+                new_key = fixed + tuple([x - v for x in base])
+                w = weights[v]
+                target = new_layer.get(new_key)
+                if target is None:
+                    new_layer[new_key] = {m + v: w * p for m, p in poly.items()}
+                else:
+                    for m, p in poly.items():
+                        target[m + v] = target.get(m + v, 0) + w * p
+        if not new_layer:
+            ending = [c for c in cons if last[c] == i]
+            raise _Empty((ending or cons)[0])
+        if len(new_layer) > max_states:
+            raise _TooLarge(new_active)
+        layer = new_layer
+        active = new_active
+        layers.append(layer)
+        actives.append(active)
+    return layers, actives, plans
+
+
+def _count_component(
+    order: list[int],
+    group_cons: list[list[int]],
+    sizes: list[int],
+    need: list[int],
+    max_states: int,
+) -> tuple[Poly, list[Poly]]:
+    """Polynomial and per-group mine-weighted polynomials of one component."""
+    fwd, fwd_active, plans = _forward(order, group_cons, sizes, need, max_states)
+    bwd, bwd_active, _ = _forward(order[::-1], group_cons, sizes, need, max_states)
+    n = len(order)
+    polynomial = fwd[n][()]
+    marginals: list[Poly] = []
+    for i, g in enumerate(order):
+        get_keep, get_drop, fresh_needs, old_cons, lo0, hi0 = plans[i]
+        size = sizes[g]
+        # completions of order[i+1:], keyed by what they must still supply
+        right = bwd[n - i - 1]
+        after_pos = {c: j for j, c in enumerate(fwd_active[i + 1])}
+        pairs = [(need[c], after_pos[c]) for c in bwd_active[n - i - 1]]
+        weights = [math.comb(size, v) * v for v in range(size + 1)]
+        acc: Poly = {}
+        for key, poly in fwd[i].items():
+            lo, hi = lo0, hi0
+            for j, cap in old_cons:
+                k = key[j]
+                if k - cap > lo:
+                    lo = k - cap
+                if k < hi:
+                    hi = k
+            fixed = get_keep(key)
+            base = get_drop(key) + fresh_needs
+            for v in range(max(lo, 1), hi + 1):  # v = 0 adds no mines
+                after = fixed + tuple([x - v for x in base])
+                tail = right.get(tuple([total - after[j] for total, j in pairs]))
+                if tail is None:
+                    continue
+                w = weights[v]
+                for m1, p1 in poly.items():
+                    for m2, p2 in tail.items():
+                        t = m1 + m2 + v
+                        acc[t] = acc.get(t, 0) + w * p1 * p2
+        marginals.append(acc)
+    return polynomial, marginals
+
+
+def _convolve(a: Poly, b: Poly) -> Poly:
+    out: Poly = {}
+    for m1, p1 in a.items():
+        for m2, p2 in b.items():
+            out[m1 + m2] = out.get(m1 + m2, 0) + p1 * p2
+    return out
+
+
+def _binomial_weights(u: int, m: int, totals: list[int]) -> dict[int, int]:
+    """Integers proportional to ``C(u, m - K)`` for each frontier total ``K``.
+
+    ``C(u, n) / C(u, n0) = prod_{j=n0}^{n-1} (u - j) / (j + 1)``; multiplying
+    by ``prod_{j=n0}^{n1-1} (j + 1)`` clears every denominator, so only a few
+    hundred small factors are multiplied however large ``u`` is.
+    """
+    valid = [k for k in totals if 0 <= m - k <= u]
+    if not valid:
+        return {}
+    n0, n1 = m - max(valid), m - min(valid)
+    # left[n] = prod_{j=n0}^{n-1} (u - j); right[n] = prod_{j=n}^{n1-1} (j + 1)
+    left = [1]
+    for j in range(n0, n1):
+        left.append(left[-1] * (u - j))
+    right = [1]
+    for j in range(n1 - 1, n0 - 1, -1):
+        right.append(right[-1] * (j + 1))
+    right.reverse()
+    return {k: left[m - k - n0] * right[m - k - n0] for k in valid}
+
+
+def analyze(
+    visible: Any,
+    mines: int | None = None,
+    *,
+    trust_flags: bool = False,
+    max_states: int = MAX_STATES,
+) -> Analysis:
+    """Exact mine probabilities of every hidden cell.
+
+    Parameters
+    ----------
+    visible : array_like of int8, shape (rows, cols), Snapshot or Game
+        What the player sees, in the visible encoding: ``0..8`` revealed,
+        :data:`~numsweeper.HIDDEN` or :data:`~numsweeper.FLAG`.  States of a
+        finished game (mines shown) are rejected.
+    mines : int, optional
+        Total number of mines on the board.  Optional for a Snapshot (mines
+        left plus flags) or a Game (its mine count).
+    trust_flags : bool
+        False (default): flags are the player's guesses and count as hidden
+        cells.  True: flagged cells are mines.
+    max_states : int
+        Guard on the exact count; see Notes.
+
+    Returns
+    -------
+    Analysis
+
+    Raises
+    ------
+    InvalidBoardError
+        If no layout explains the visible state (the message names a
+        contradicting cell), or for malformed input.
+    TypeError
+        If ``visible`` is not integer or ``mines`` is missing or not an int.
+
+    Notes
+    -----
+    Cost grows with the number of states at the widest cut of a frontier
+    component (the needs of the numbers the cut separates), not with the
+    number of layouts: long frontiers with billions of layouts count in
+    milliseconds.  If a cut holds more than ``max_states`` states, the
+    constraints active at that cut are dropped (relaxed) one at a time,
+    largest need first, until the component fits; the result then has
+    ``exact=False``.  A relaxation only adds layouts, so a cell it calls
+    certainly safe (or certainly mined) is so in the exact problem too.
+
+    Counted components are kept in a small LRU cache keyed by their
+    structure (positions and needs of the numbers, sizes of the groups), so
+    successive positions of one game recount only what changed.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import numsweeper as ns
+    >>> H = ns.HIDDEN
+    >>> visible = np.array([[H, H, H], [1, 2, 1], [0, 0, 0]], dtype=np.int8)
+    >>> a = ns.solver.analyze(visible, 2)
+    >>> a.probabilities[0]
+    array([1., 0., 1.])
+    >>> a.safe.tolist(), a.mines.tolist(), a.layouts
+    ([[0, 1]], [[0, 0], [0, 2]], 1)
+    >>> ns.solver.analyze(visible, 3)
+    Traceback (most recent call last):
+        ...
+    numsweeper.errors.InvalidBoardError: ...
+    """
+    cells, total = _coerce(visible, mines)
+    rows, cols = cells.shape
+    flagged = cells == FLAG
+    revealed = cells >= 0
+    if trust_flags:
+        unknown = cells == HIDDEN
+        known = flagged
+    else:
+        unknown = ~revealed
+        known = np.zeros_like(flagged)
+    m = total - int(np.count_nonzero(known))
+    if m < 0:
+        r, c = np.argwhere(known)[0]
+        raise InvalidBoardError(
+            f"{int(np.count_nonzero(known))} flags exceed mines={total!r}; e.g. flag ({r}, {c})"
+        )
+
+    need_grid = cells.astype(np.int16) - adjacent_counts(known)
+    free_grid = adjacent_counts(unknown)
+    bad = revealed & ((need_grid < 0) | (need_grid > free_grid))
+    if bad.any():
+        r, c = np.argwhere(bad)[0]
+        raise InvalidBoardError(
+            f"cell ({r}, {c}) shows {int(cells[r, c])} but has {int(free_grid[r, c])} hidden "
+            f"and {int(cells[r, c] - need_grid[r, c])} flagged neighbours"
+        )
+
+    # Constraints: revealed numbers with at least one unknown neighbour.
+    con_flat = np.flatnonzero(revealed & (free_grid > 0))
+    need = need_grid.ravel()[con_flat].astype(np.int64).tolist()
+    near = np.zeros(rows * cols, dtype=bool)
+    if len(con_flat):
+        nb = _neighbours(con_flat, rows, cols)
+        near[nb[nb >= 0]] = True
+    front_flat = np.flatnonzero(near & unknown.ravel())
+    u = int(np.count_nonzero(unknown)) - len(front_flat)
+
+    probs = np.full(rows * cols, np.nan)
+    probs[known.ravel()] = 1.0
+    # Certainty is decided on the exact integers, never on rounded floats.
+    is_safe = np.zeros(rows * cols, dtype=bool)
+    is_mine = known.ravel().copy()
+    exact = True
+
+    if len(front_flat):
+        # Signature of a frontier cell: sorted ids of the constraints it touches.
+        nb = _neighbours(front_flat, rows, cols)
+        idx = np.searchsorted(con_flat, np.where(nb >= 0, nb, 0))
+        idx = np.minimum(idx, len(con_flat) - 1)
+        sig = np.where((nb >= 0) & (con_flat[idx] == nb), idx, -1)
+        sig.sort(axis=1)
+        sigs, group_of = np.unique(sig, axis=0, return_inverse=True)
+        group_of = group_of.ravel()
+        sizes = np.bincount(group_of).tolist()
+        n_groups = len(sigs)
+        group_cons = [row[row >= 0].tolist() for row in sigs]
+        components, exact = _solve_frontier(group_cons, sizes, need, con_flat, cols, max_states)
+        group_probs = [0.0] * n_groups
+        polys = [comp.polynomial for comp in components]
+        group_safe = [False] * n_groups
+        group_mine = [False] * n_groups
+    else:
+        components, polys, group_probs = [], [], []
+
+    # Combine components: frontier distribution Q = prod of component polys.
+    prefix: list[Poly] = [{0: 1}]
+    for p in polys:
+        prefix.append(_convolve(prefix[-1], p))
+    frontier = prefix[-1]
+    weights = _binomial_weights(u, m, list(frontier))
+    grand = sum(frontier[k] * w for k, w in weights.items())
+    if grand == 0:
+        lo, hi = min(frontier), max(frontier)
+        where = (
+            f"; the frontier next to cell ({con_flat[0] // cols}, {con_flat[0] % cols}) "
+            f"holds {lo}..{hi} mines"
+            if len(con_flat)
+            else ""
+        )
+        raise InvalidBoardError(
+            f"no layout fits {m} hidden mines among {u} unconstrained cells{where}"
+        )
+    if components:
+        suffix: list[Poly] = [{0: 1}]
+        for p in reversed(polys):
+            suffix.append(_convolve(suffix[-1], p))
+        suffix.reverse()
+        for j, comp in enumerate(components):
+            others = _convolve(prefix[j], suffix[j + 1])
+            # r[a] = sum_b others[b] * w[a + b]: weight of component total a
+            r = {
+                a: sum(p * weights.get(a + b, 0) for b, p in others.items())
+                for a in comp.polynomial
+            }
+            for g, marg in zip(comp.groups, comp.marginals, strict=True):
+                num = sum(p * r[a] for a, p in marg.items())
+                group_probs[g] = num / (grand * sizes[g])
+                group_safe[g] = num == 0
+                group_mine[g] = num == grand * sizes[g]
+        probs[front_flat] = np.asarray(group_probs)[group_of]
+        is_safe[front_flat] = np.asarray(group_safe)[group_of]
+        is_mine[front_flat] = np.asarray(group_mine)[group_of]
+    if u:
+        num = sum(frontier[k] * w * (m - k) for k, w in weights.items())
+        off = unknown.ravel().copy()
+        off[front_flat] = False
+        probs[off] = num / (grand * u)
+        is_safe[off] = num == 0
+        is_mine[off] = num == grand * u
+
+    grid = probs.reshape(rows, cols)
+    grid.flags.writeable = False
+    safe = np.argwhere(is_safe.reshape(rows, cols))
+    certain = np.argwhere(is_mine.reshape(rows, cols))
+    return Analysis(grid, safe, certain, exact, frontier, u, m)
+
+
+def _split(groups: list[int], cons: list[list[int]]) -> list[list[int]]:
+    """Connected components of groups that share a constraint."""
+    by_con: dict[int, list[int]] = {}
+    for g in groups:
+        for c in cons[g]:
+            by_con.setdefault(c, []).append(g)
+    seen: set[int] = set()
+    parts = []
+    for start in groups:
+        if start in seen:
+            continue
+        seen.add(start)
+        part, stack = [], [start]
+        while stack:
+            g = stack.pop()
+            part.append(g)
+            for c in cons[g]:
+                for h in by_con[c]:
+                    if h not in seen:
+                        seen.add(h)
+                        stack.append(h)
+        parts.append(part)
+    return parts
+
+
+def _solve_frontier(
+    group_cons: list[list[int]],
+    sizes: list[int],
+    need: list[int],
+    con_flat: NDArray[np.intp],
+    cols: int,
+    max_states: int,
+) -> tuple[list[_Component], bool]:
+    """Count every component; relax the constraints of any that overflows."""
+    cons = [list(gc) for gc in group_cons]
+    work = _split(list(range(len(cons))), cons)
+    components: list[_Component] = []
+    exact = True
+    while work:
+        groups = work.pop()
+        group_keys = [(tuple(int(con_flat[c]) for c in cons[g]), sizes[g]) for g in groups]
+        key = (
+            tuple(sorted({(int(con_flat[c]), need[c]) for g in groups for c in cons[g]})),
+            tuple(sorted(group_keys)),
+        )
+        with _CACHE_LOCK:
+            hit = _CACHE.get(key)
+            if hit is not None:
+                _CACHE.move_to_end(key)
+        if hit is not None:
+            poly, by_group = hit
+            margs = [by_group[gk] for gk in group_keys]
+            components.append(_Component(groups, poly, margs))
+            continue
+        order = _elimination_order(groups, cons)
+        try:
+            poly, margs = _count_component(order, cons, sizes, need, max_states)
+        except _Empty as exc:
+            flat = int(con_flat[exc.constraint])
+            raise InvalidBoardError(
+                f"no layout satisfies the number at cell ({flat // cols}, {flat % cols}) "
+                "together with its neighbours"
+            ) from None
+        except _TooLarge as exc:
+            # Forget every constraint that straddles the overflowing cut.
+            exact = False
+            drop = set(exc.active)
+            for g in groups:
+                cons[g] = [c for c in cons[g] if c not in drop]
+            work.extend(_split(groups, cons))
+            continue
+        components.append(_Component(order, poly, margs))
+        position = {g: i for i, g in enumerate(order)}
+        by_group = {gk: margs[position[g]] for g, gk in zip(groups, group_keys, strict=True)}
+        with _CACHE_LOCK:
+            _CACHE[key] = (poly, by_group)
+            if len(_CACHE) > _CACHE_SIZE:
+                _CACHE.popitem(last=False)
+    return components, exact
+
+
+def _elimination_order(groups: list[int], cons: list[list[int]]) -> list[int]:
+    """Order a component's groups along the frontier to keep cuts narrow.
+
+    Cuthill-McKee: breadth-first from a group of least degree, neighbours by
+    increasing degree.  Frontiers are bands, so this walks along the band.
+    """
+    if len(groups) <= 2:
+        return groups
+    by_con: dict[int, list[int]] = {}
+    for g in groups:
+        for c in cons[g]:
+            by_con.setdefault(c, []).append(g)
+    adjacent = {g: {h for c in cons[g] for h in by_con[c] if h != g} for g in groups}
+    degree = {g: len(adjacent[g]) for g in groups}
+    start = min(groups, key=lambda g: degree[g])
+    order, seen = [start], {start}
+    i = 0
+    while i < len(order):
+        for h in sorted(adjacent[order[i]] - seen, key=lambda h: degree[h]):
+            seen.add(h)
+            order.append(h)
+        i += 1
+    return order

@@ -1,0 +1,535 @@
+"""A playing policy over batches of games, and single-move hints.
+
+Moves, cheapest first:
+
+1. **First click**: a corner under ``'safe'``/None (the likeliest zero), an
+   inner cell such as (2, 2), or (3, 3) on expert-sized boards, under
+   ``'opening'``.
+2. **Local rules**, vectorized over the whole batch: a number whose hidden
+   neighbours equal its need makes them mines, a number whose need is met
+   makes the rest safe; iterate to a fixed point.
+3. **Exact engine** (:func:`~numsweeper.solver.analyze`) for boards the local
+   rules leave stuck: a certainly safe cell if one exists.
+4. **Endgame search** when few layouts remain: an exhaustive expectimax over
+   the explicit layouts that maximises the probability of winning.
+5. **Guess**: among cells within ``tolerance`` of the lowest mine
+   probability, maximise the *secondary safety*: the probability that the
+   click is safe times the safety of the best next move (1 when the shown
+   number yields a certainly safe cell).  This rewards clicks that make
+   progress or open an area.  Ties go to the likelier opening, then to cells
+   with fewer hidden neighbours (corners, then edges).
+
+The policy reads only visible states and keeps no memory of games between
+calls, so the same visible state always gets the same move.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from .._constants import FLAG, HIDDEN
+from .._kernels import adjacent_counts
+from .._validate import check_first_click
+from ..errors import InvalidBoardError
+from ..game import Game, GameState, Snapshot
+from .analysis import MAX_STATES, Analysis, _coerce, analyze
+
+__all__ = ["Hint", "SolverPolicy", "hint"]
+
+_NEIGHBOURS = [(dr, dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1) if dr or dc]
+
+
+@dataclass(frozen=True)
+class Hint:
+    """The move the solver would make, and its risk.
+
+    Attributes
+    ----------
+    row, col : int
+        The cell to reveal.
+    probability : float
+        Its mine probability given what is visible.
+    certain : bool
+        True when the cell is certainly safe.
+
+    Examples
+    --------
+    >>> import numsweeper as ns
+    >>> ns.solver.Hint(0, 0, 0.0, True)
+    Hint(row=0, col=0, probability=0.0, certain=True)
+    """
+
+    row: int
+    col: int
+    probability: float
+    certain: bool
+
+
+def local_rules(
+    visible: NDArray[np.int8], *, max_rounds: int = 32
+) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
+    """Cells the single-number rules prove safe or mined, for a batch.
+
+    Parameters
+    ----------
+    visible : ndarray of int8, shape (..., rows, cols)
+        Visible states; flags count as hidden.
+    max_rounds : int
+        Bound on the fixed-point iterations.
+
+    Returns
+    -------
+    safe, mines : ndarray of bool, shape (..., rows, cols)
+        Hidden cells proved safe, and hidden cells proved mined.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numsweeper.solver.policy import local_rules
+    >>> v = np.array([[1, -1], [1, -1], [0, 0]], dtype=np.int8)
+    >>> safe, mines = local_rules(v)
+    >>> safe.astype(int).tolist(), mines.astype(int).tolist()
+    ([[0, 0], [0, 1], [0, 0]], [[0, 1], [0, 0], [0, 0]])
+    """
+    number = visible >= 0
+    unknown = ~number
+    safe = np.zeros(visible.shape, dtype=bool)
+    mines = np.zeros(visible.shape, dtype=bool)
+    value = np.where(number, visible, 0).astype(np.int8)
+    for _ in range(max_rounds):
+        free = unknown & ~safe & ~mines
+        need = value - adjacent_counts(mines)
+        n_free = adjacent_counts(free)
+        active = number & (n_free > 0)
+        all_mines = active & (need == n_free)
+        all_safe = active & (need == 0)
+        new_mines = free & (adjacent_counts(all_mines) > 0)
+        new_safe = free & (adjacent_counts(all_safe) > 0)
+        if not (new_mines.any() or new_safe.any()):
+            break
+        mines |= new_mines
+        safe |= new_safe
+    return safe, mines
+
+
+def _first_click(rows: int, cols: int, rule: str | None) -> tuple[int, int]:
+    if rule == "opening":
+        d = 3 if min(rows, cols) >= 16 else 2
+        return min(d, (rows - 1) // 2), min(d, (cols - 1) // 2)
+    return 0, 0
+
+
+class SolverPolicy:
+    """The solver as a policy: ``policy(visible, mines_left, rng) -> clicks``.
+
+    Parameters
+    ----------
+    first_click : {None, 'safe', 'opening'}
+        The game's first-click rule; it decides the opening move.
+    tolerance : float
+        Guess candidates lie within this much of the lowest mine probability.
+    candidates : int
+        At most this many guess candidates get the look-ahead.
+    endgame_layouts : int
+        Exhaustive endgame search when at most this many layouts remain.
+    endgame_cells : int
+        ... and at most this many undecided hidden cells.
+    endgame_nodes : int
+        Budget of search states; past it the search gives up for that move
+        and the guess heuristic decides.
+    max_states : int
+        Guard passed to :func:`~numsweeper.solver.analyze`.
+
+    Attributes
+    ----------
+    timings : dict of str to float
+        Seconds spent in ``'local'`` rules, the ``'exact'`` engine, the
+        ``'guess'`` look-ahead and the ``'endgame'`` search (cumulative).
+    counts : dict of str to int
+        Moves decided by ``'first'``, ``'local'``, ``'exact'``,
+        ``'endgame'`` and ``'guess'``.
+
+    Notes
+    -----
+    Every move is a function of the visible state alone: the policy never
+    sees hidden mines, keeps no memory of games between calls (``timings``
+    and ``counts`` are statistics only), and the only cache involved is the
+    exact engine's, keyed by the structure of the revealed numbers.  The
+    ``rng`` argument is accepted for the policy interface and unused: ties
+    are broken deterministically (fewer hidden neighbours, then row-major).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import numsweeper as ns
+    >>> policy = ns.solver.SolverPolicy(first_click="safe")
+    >>> visible = np.full((2, 9, 9), ns.HIDDEN, dtype=np.int8)
+    >>> policy(visible, np.array([10, 10]), np.random.default_rng(0)).tolist()
+    [[0, 0], [0, 0]]
+    """
+
+    def __init__(
+        self,
+        first_click: str | None = None,
+        *,
+        tolerance: float = 0.05,
+        candidates: int = 8,
+        endgame_layouts: int = 24,
+        endgame_cells: int = 48,
+        endgame_nodes: int = 20_000,
+        max_states: int = MAX_STATES,
+    ) -> None:
+        check_first_click(first_click)
+        self.first_click = first_click
+        self.tolerance = float(tolerance)
+        self.candidates = int(candidates)
+        self.endgame_layouts = int(endgame_layouts)
+        self.endgame_cells = int(endgame_cells)
+        self.endgame_nodes = int(endgame_nodes)
+        self.max_states = int(max_states)
+        self.timings = {"local": 0.0, "exact": 0.0, "guess": 0.0, "endgame": 0.0}
+        self.counts = {"first": 0, "local": 0, "exact": 0, "endgame": 0, "guess": 0}
+
+    def __repr__(self) -> str:
+        return f"SolverPolicy(first_click={self.first_click!r})"
+
+    def __call__(
+        self, visible: ArrayLike, mines_left: ArrayLike, rng: Any = None
+    ) -> NDArray[np.intp]:
+        """Choose one cell to reveal in each game of a batch.
+
+        Parameters
+        ----------
+        visible : array_like of int8, shape (k, rows, cols)
+            Visible states of games in progress.
+        mines_left : array_like of int, shape (k,)
+            Mines minus flags of each game.
+        rng : numpy.random.Generator, optional
+            Unused: the policy is deterministic.
+
+        Returns
+        -------
+        ndarray of intp, shape (k, 2)
+            ``(row, col)`` per game, always a hidden, unflagged cell.
+        """
+        cells = np.asarray(visible)
+        if cells.ndim != 3:
+            raise InvalidBoardError(f"visible must have shape (k, rows, cols), got {cells.shape}")
+        cells = cells.astype(np.int8, copy=False)
+        k, rows, cols = cells.shape
+        left = np.broadcast_to(np.asarray(mines_left, dtype=np.int64), (k,))
+        out = np.zeros((k, 2), dtype=np.intp)
+        if k == 0:
+            return out
+        t0 = time.perf_counter()
+        revealed_any = (cells >= 0).reshape(k, -1).any(axis=1)
+        safe, _ = local_rules(cells)
+        safe &= cells == HIDDEN
+        flat_safe = safe.reshape(k, -1)
+        has_safe = flat_safe.any(axis=1)
+        first = np.argmax(flat_safe, axis=1)
+        out[:, 0], out[:, 1] = np.divmod(first, cols)
+        fresh = ~revealed_any
+        out[fresh] = _first_click(rows, cols, self.first_click)
+        self.timings["local"] += time.perf_counter() - t0
+        self.counts["first"] += int(fresh.sum())
+        self.counts["local"] += int((has_safe & ~fresh).sum())
+        n_flags = (cells == FLAG).reshape(k, -1).sum(axis=1)
+        for i in np.flatnonzero(~has_safe & ~fresh).tolist():
+            move = self._choose(cells[i], int(left[i] + n_flags[i]))
+            out[i] = move.row, move.col
+        return out
+
+    # -- one stuck board ------------------------------------------------------
+
+    def _choose(self, cells: NDArray[np.int8], mines: int) -> Hint:
+        """The move for one board that the local rules cannot settle."""
+        t0 = time.perf_counter()
+        a = analyze(cells, mines, max_states=self.max_states)
+        clickable = cells == HIDDEN
+        self.timings["exact"] += time.perf_counter() - t0
+        safe = [tuple(rc) for rc in a.safe.tolist() if clickable[rc[0], rc[1]]]
+        if safe:
+            self.counts["exact"] += 1
+            return Hint(int(safe[0][0]), int(safe[0][1]), 0.0, True)
+        p = a.probabilities
+        open_cells = int(np.count_nonzero((cells < 0) & (p > 0.0) & (p < 1.0)))
+        if (
+            open_cells <= self.endgame_cells
+            and a.unconstrained <= self.endgame_cells
+            and a.layouts <= self.endgame_layouts
+        ):
+            t0 = time.perf_counter()
+            best = _endgame(cells, a, self.endgame_nodes)
+            self.timings["endgame"] += time.perf_counter() - t0
+            if best is not None:
+                self.counts["endgame"] += 1
+                r, c = best
+                return Hint(r, c, float(p[r, c]), False)
+        t0 = time.perf_counter()
+        move = self._guess(cells, mines, a, clickable)
+        self.timings["guess"] += time.perf_counter() - t0
+        self.counts["guess"] += 1
+        return move
+
+    def _guess(
+        self, cells: NDArray[np.int8], mines: int, a: Analysis, clickable: NDArray[np.bool_]
+    ) -> Hint:
+        p = np.where(clickable, a.probabilities, np.inf)
+        best = float(p.min())
+        hidden_nb = adjacent_counts(cells < 0)
+        near = clickable & (p <= best + self.tolerance)
+        front = clickable & (adjacent_counts(cells >= 0) > 0)
+        rc = np.argwhere(near)
+        # rank: probability, then fewer hidden neighbours; cap the off-frontier
+        # cells (all alike) so that corners and edges represent them
+        order = np.lexsort((rc[:, 1], rc[:, 0], hidden_nb[near], p[near]))
+        rc = rc[order]
+        on_front = front[rc[:, 0], rc[:, 1]]
+        off_rc = rc[~on_front][:3]
+        rc = np.concatenate([rc[on_front][: self.candidates - len(off_rc)], off_rc])
+        if len(rc) == 1 or a.unconstrained > 20_000:
+            r, c = (int(v) for v in rc[0])
+            return Hint(r, c, float(p[r, c]), False)
+        total = a.layouts
+        best_key: tuple[float, float, int, int, int] | None = None
+        best_rc = (int(rc[0][0]), int(rc[0][1]))
+        for r, c in rc.tolist():
+            score = opening = 0.0
+            # The score can reach at most the click's own safety: stop as soon
+            # as even that cannot catch the best so far (pure speed-up; the
+            # margin keeps near-ties for the tie-breaks).
+            unseen = 1.0 - float(p[r, c])
+            target = -best_key[0] if best_key is not None else -1.0
+            if unseen + 1e-9 < target:
+                continue
+            probe = cells.copy()
+            pruned = False
+            for n in range(9):
+                if score + unseen + 1e-9 < target:
+                    pruned = True
+                    break
+                probe[r, c] = n
+                try:
+                    b = analyze(probe, mines, max_states=self.max_states)
+                except InvalidBoardError:
+                    continue
+                weight = b.layouts / total
+                unseen -= weight
+                if n == 0:
+                    opening = weight
+                open_ = probe == HIDDEN
+                if any(open_[x, y] for x, y in b.safe.tolist()):
+                    score += weight
+                else:
+                    score += weight * (1.0 - float(np.min(b.probabilities[open_], initial=1.0)))
+            key = (-score, -opening, int(hidden_nb[r, c]), r, c)
+            if not pruned and (best_key is None or key < best_key):
+                best_key, best_rc = key, (r, c)
+        r, c = best_rc
+        return Hint(r, c, float(p[r, c]), False)
+
+
+class _OverBudget(Exception):
+    pass
+
+
+def _endgame(cells: NDArray[np.int8], a: Analysis, budget: int) -> tuple[int, int] | None:
+    """Best click by exhaustive search over the few remaining layouts.
+
+    Every layout is equally likely.  A state is the set of layouts still
+    consistent; cells safe in all of them are revealed for free (more
+    information never hurts), then the search tries every other undecided
+    cell and averages over the numbers it could show.  Certain mines are
+    fixed, so only undecided cells enter the layouts.  Returns None if the
+    search needs more than ``budget`` states.
+    """
+    p = a.probabilities
+    known = (cells < 0) & (p == 1.0)
+    undecided = (cells < 0) & (p > 0.0) & (p < 1.0)
+    unknown = [(int(r), int(c)) for r, c in np.argwhere(undecided).tolist()]
+    index = {rc: i for i, rc in enumerate(unknown)}
+    mines = a.mines_left - int(np.count_nonzero(known))
+    layouts = _layouts(cells, known, mines, unknown, index)
+    if len(layouts) != a.layouts:
+        return None
+    nbr = []
+    for r, c in unknown:
+        mask = 0
+        for dr, dc in _NEIGHBOURS:
+            j = index.get((r + dr, c + dc))
+            if j is not None:
+                mask |= 1 << j
+        nbr.append(mask)
+    clickable = [bool(cells[r, c] == HIDDEN) for r, c in unknown]
+    full = (1 << len(unknown)) - 1
+    memo: dict[frozenset[int], float] = {}
+
+    def value(group: frozenset[int]) -> float:
+        if len(group) == 1:
+            return 1.0
+        got = memo.get(group)
+        if got is not None:
+            return got
+        if len(memo) >= budget:
+            raise _OverBudget
+        union = 0
+        for lay in group:
+            union |= lay
+        free = full & ~union
+        # reveal every certainly safe cell at once: partition by their numbers
+        parts: dict[tuple[int, ...], list[int]] = {}
+        bits = [i for i in range(len(unknown)) if free >> i & 1]
+        for lay in group:
+            key = tuple((lay & nbr[i]).bit_count() for i in bits)
+            parts.setdefault(key, []).append(lay)
+        if len(parts) > 1:
+            result = sum(len(q) * value(frozenset(q)) for q in parts.values()) / len(group)
+        else:
+            result = max((click(group, i) for i in risky(group, union)), default=0.0)
+        memo[group] = result
+        return result
+
+    def risky(group: frozenset[int], union: int) -> list[int]:
+        inter = full
+        for lay in group:
+            inter &= lay
+        return [
+            i for i in range(len(unknown)) if union >> i & 1 and not inter >> i & 1 and clickable[i]
+        ]
+
+    def click(group: frozenset[int], i: int) -> float:
+        parts: dict[int, list[int]] = {}
+        for lay in group:
+            if not lay >> i & 1:
+                parts.setdefault((lay & nbr[i]).bit_count(), []).append(lay)
+        return sum(len(q) * value(frozenset(q)) for q in parts.values()) / len(group)
+
+    root = frozenset(layouts)
+    union = 0
+    for lay in root:
+        union |= lay
+    options = risky(root, union)
+    if not options:
+        return None
+    try:
+        scores = [(click(root, i), -i) for i in options]
+    except _OverBudget:
+        return None
+    _, neg = max(scores)
+    return unknown[-neg]
+
+
+def _layouts(
+    cells: NDArray[np.int8],
+    known: NDArray[np.bool_],
+    mines: int,
+    unknown: list[tuple[int, int]],
+    index: dict[tuple[int, int], int],
+) -> list[int]:
+    """Every layout of ``mines`` mines over ``unknown`` that fits the numbers.
+
+    ``known`` marks certain mines outside ``unknown``; cells neither known
+    nor in ``unknown`` are certainly safe.
+    """
+    cons: list[tuple[int, list[int]]] = []
+    known_nb = adjacent_counts(known)
+    for r, c in np.argwhere(cells >= 0).tolist():
+        members = [index[(r + dr, c + dc)] for dr, dc in _NEIGHBOURS if (r + dr, c + dc) in index]
+        if members:
+            cons.append((int(cells[r, c] - known_nb[r, c]), members))
+    n = len(unknown)
+    of_cell: list[list[int]] = [[] for _ in range(n)]
+    for j, (_, members) in enumerate(cons):
+        for i in members:
+            of_cell[i].append(j)
+    last = [max(ms) for _, ms in cons]
+    need = [v for v, _ in cons]
+    out: list[int] = []
+
+    def place(i: int, left: int, lay: int) -> None:
+        if left < 0 or left > n - i:
+            return
+        if i == n:
+            if left == 0:
+                out.append(lay)
+            return
+        for bit in (0, 1):
+            for j in of_cell[i]:
+                need[j] -= bit
+            if all(need[j] >= 0 and (last[j] != i or need[j] == 0) for j in of_cell[i]):
+                place(i + 1, left - bit, lay | (bit << i))
+            for j in of_cell[i]:
+                need[j] += bit
+
+    place(0, mines, 0)
+    return out
+
+
+def hint(game_or_snapshot: Game | Snapshot, *, trust_flags: bool = False) -> Hint:
+    """The move :class:`SolverPolicy` would make, with its mine probability.
+
+    Parameters
+    ----------
+    game_or_snapshot : Game or Snapshot
+        A game in progress (its first-click rule picks the opening), or a
+        snapshot of one (read as the ``'safe'`` rule before the first click).
+    trust_flags : bool
+        Treat flags as mines when computing the probability.
+
+    Returns
+    -------
+    Hint
+
+    Raises
+    ------
+    GameOverError
+        If the game is already WON or LOST.
+    InvalidBoardError
+        If the visible state is inconsistent.
+
+    Examples
+    --------
+    >>> import numsweeper as ns
+    >>> game = ns.Game.from_preset("beginner", seed=3, first_click="safe")
+    >>> ns.solver.hint(game)
+    Hint(row=0, col=0, probability=0.0, certain=True)
+    >>> h = ns.solver.hint(game)
+    >>> _ = game.reveal(h.row, h.col)
+    >>> 0.0 <= ns.solver.hint(game).probability < 1.0
+    True
+    """
+    from ..errors import GameOverError
+
+    rule = game_or_snapshot.first_click if isinstance(game_or_snapshot, Game) else "safe"
+    state = game_or_snapshot.state
+    if state is not GameState.IN_PROGRESS:
+        raise GameOverError(f"no hint: the game is already {state.name}")
+    cells, mines = _coerce(game_or_snapshot, None)
+    rows, cols = cells.shape
+    if not (cells >= 0).any():
+        r, c = _first_click(rows, cols, rule)
+        if rule is None:
+            hidden = int(np.count_nonzero(cells == HIDDEN))
+            return Hint(r, c, mines / max(hidden, 1), mines == 0)
+        return Hint(r, c, 0.0, True)
+    a = analyze(cells, mines, trust_flags=trust_flags)
+    policy = SolverPolicy(rule)
+    safe, _ = local_rules(cells)
+    safe &= cells == HIDDEN
+    if safe.any():
+        r, c = (int(v) for v in np.argwhere(safe)[0])
+    else:
+        move = policy._choose(cells, mines)
+        r, c = move.row, move.col
+    p = float(a.probabilities[r, c])
+    return Hint(r, c, p, p == 0.0 and bool(a.safe.size) and _listed(a.safe, r, c))
+
+
+def _listed(cells: NDArray[np.intp], r: int, c: int) -> bool:
+    return bool(((cells[:, 0] == r) & (cells[:, 1] == c)).any())

@@ -1,0 +1,259 @@
+"""ns.solver.analyze against brute-force enumeration of every layout."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from numpy.typing import NDArray
+
+import numsweeper as ns
+from numsweeper._kernels import adjacent_counts
+from numsweeper.solver import analyze
+
+H, F = int(ns.HIDDEN), int(ns.FLAG)
+MAX_COMBOS = 20_000
+
+
+def brute(
+    cells: NDArray[np.int8], mines: int, trust_flags: bool = False
+) -> tuple[int, NDArray[np.float64]] | None:
+    """Every layout of ``mines`` mines on the board that explains ``cells``.
+
+    Returns (number of layouts, mine probability per cell), or None when the
+    enumeration would be too large to be a quick reference.
+    """
+    rows, cols = cells.shape
+    known = (cells == F) if trust_flags else np.zeros(cells.shape, dtype=bool)
+    unknown = (cells < 0) & ~known
+    m = mines - int(known.sum())
+    cand = [tuple(rc) for rc in np.argwhere(unknown).tolist()]
+    if m < 0 or m > len(cand):
+        return 0, np.full(cells.shape, np.nan)
+    if math.comb(len(cand), m) > MAX_COMBOS:
+        return None
+    count = 0
+    hits = np.zeros(cells.shape, dtype=np.int64)
+    for combo in itertools.combinations(range(len(cand)), m):
+        layout = known.copy()
+        for i in combo:
+            layout[cand[i]] = True
+        counts = adjacent_counts(layout)
+        shown = cells >= 0
+        if np.array_equal(counts[shown], cells[shown].astype(np.int8)):
+            count += 1
+            hits += layout
+    probs = np.full(cells.shape, np.nan)
+    if count:
+        for r in range(rows):
+            for c in range(cols):
+                if cells[r, c] < 0:
+                    probs[r, c] = float(Fraction(int(hits[r, c]), count))
+    return count, probs
+
+
+def random_position(rng: np.random.Generator) -> tuple[NDArray[np.int8], int, NDArray[np.bool_]]:
+    """A visible state of a random small board, plus its true mine layout."""
+    rows, cols = int(rng.integers(1, 6)), int(rng.integers(1, 7))
+    n = rows * cols
+    mines = int(rng.integers(0, n))
+    layout = np.zeros(n, dtype=bool)
+    layout[rng.choice(n, mines, replace=False)] = True
+    layout = layout.reshape(rows, cols)
+    counts = adjacent_counts(layout)
+    revealed = ~layout & (rng.random((rows, cols)) < rng.random())
+    cells = np.where(revealed, counts, H).astype(np.int8)
+    flags = ~revealed & (rng.random((rows, cols)) < 0.2)
+    cells[flags] = F
+    return cells, mines, layout
+
+
+def test_against_brute_force_on_thousands_of_positions() -> None:
+    rng = np.random.default_rng(2024)
+    checked = 0
+    while checked < 2000:
+        cells, mines, layout = random_position(rng)
+        trust = bool(rng.integers(2)) and not ((cells == F) & ~layout).any()
+        ref = brute(cells, mines, trust)
+        if ref is None:
+            continue
+        count, probs = ref
+        assert count > 0  # a real layout explains it
+        a = analyze(cells, mines, trust_flags=trust)
+        assert a.exact
+        assert a.layouts == count
+        hidden = cells < 0
+        if trust:
+            hidden &= cells != F
+        np.testing.assert_allclose(a.probabilities[hidden], probs[hidden], rtol=0, atol=1e-12)
+        assert np.isnan(a.probabilities[cells >= 0]).all()
+        if trust:
+            assert (a.probabilities[cells == F] == 1.0).all()
+        safe = np.zeros(cells.shape, dtype=bool)
+        safe[tuple(a.safe.T)] = True
+        certain = np.zeros(cells.shape, dtype=bool)
+        certain[tuple(a.mines.T)] = True
+        assert np.array_equal(safe, hidden & (probs == 0))
+        expect_mine = hidden & (probs == 1)
+        if trust:
+            expect_mine |= cells == F
+        assert np.array_equal(certain, expect_mine)
+        checked += 1
+
+
+def test_inconsistent_states_raise_exactly_when_no_layout_exists() -> None:
+    rng = np.random.default_rng(7)
+    raised = fine = 0
+    while raised + fine < 600:
+        rows, cols = int(rng.integers(1, 5)), int(rng.integers(1, 6))
+        cells = rng.integers(-2, 4, size=(rows, cols)).astype(np.int8)
+        mines = int(rng.integers(0, rows * cols + 1))
+        ref = brute(cells, mines)
+        if ref is None:
+            continue
+        if ref[0] == 0:
+            with pytest.raises(ns.InvalidBoardError, match=r"cell \(\d+, \d+\)|no layout fits"):
+                analyze(cells, mines)
+            raised += 1
+        else:
+            assert analyze(cells, mines).layouts == ref[0]
+            fine += 1
+    assert raised > 100 and fine > 20
+
+
+def test_contradiction_names_the_cell() -> None:
+    cells = np.array([[1, H], [H, 2]], dtype=np.int8)  # 1 and 2 over the same two cells
+    with pytest.raises(ns.InvalidBoardError, match=r"cell \([01], [01]\)"):
+        analyze(cells, 2)
+    cells = np.array([[H, 1, 0], [H, 2, 0]], dtype=np.int8)
+    with pytest.raises(ns.InvalidBoardError, match=r"cell \([01], 1\)"):
+        analyze(cells, 2)
+
+
+def test_accepts_snapshot_and_game() -> None:
+    game = ns.Game.from_preset("intermediate", seed=5, first_click="opening")
+    game.reveal(7, 7)
+    game.toggle_flag(0, 0)
+    by_game = analyze(game)
+    by_snap = analyze(game.snapshot())
+    by_array = analyze(game.snapshot().cells, 40)
+    for other in (by_snap, by_array):
+        np.testing.assert_array_equal(by_game.probabilities, other.probabilities)
+        assert by_game.layouts == other.layouts
+    assert np.isfinite(by_game.probabilities[0, 0])
+
+
+def test_rejects_bad_input() -> None:
+    with pytest.raises(TypeError):
+        analyze(np.zeros((2, 2), dtype=np.int8))
+    with pytest.raises(TypeError):
+        analyze(np.zeros((2, 2)), 1)
+    with pytest.raises(ns.InvalidBoardError, match="-3"):
+        analyze(np.array([[int(ns.MINE), 1]], dtype=np.int8), 1)
+    with pytest.raises(ns.InvalidBoardError, match="mines"):
+        analyze(np.full((2, 2), H, dtype=np.int8), 5)
+    with pytest.raises(ns.InvalidBoardError, match="flags exceed"):
+        analyze(np.full((1, 2), F, dtype=np.int8), 1, trust_flags=True)
+
+
+def test_huge_board_stays_exact_without_overflow() -> None:
+    # 4 million hidden cells: C(u, 600000) has ~10^6 digits, yet nothing
+    # overflows and the probabilities are exact ratios.
+    rows, cols, mines = 2000, 2000, 600_000
+    cells = np.full((rows, cols), H, dtype=np.int8)
+    cells[0, 0] = 1  # one mine among (0, 1), (1, 0), (1, 1)
+    cells[0, 2] = 2  # and (0, 3), (1, 2), (1, 3) hold 2 minus what (0, 1), (1, 1) hold
+    a = analyze(cells, mines)
+    u = rows * cols - 8
+    assert a.unconstrained == u
+    # By hand: {(0,1), (1,1)} holds a mines, (1,0) holds 1 - a and
+    # {(0,3), (1,2), (1,3)} holds 2 - a: a = 0 gives 3 layouts with K = 3,
+    # a = 1 gives 2 * 3 layouts with K = 2.
+    assert a.frontier_mines == {3: 3, 2: 6}
+    r = Fraction(mines - 2, u - mines + 3)  # C(u, m - 3) / C(u, m - 2)
+    assert a.probabilities[1, 0] == float(3 * r / (3 * r + 6))
+    p_off = (3 * r * (mines - 3) + 6 * (mines - 2)) / ((3 * r + 6) * u)
+    assert a.probabilities[5, 5] == float(p_off)
+
+
+def test_layouts_exact_on_a_large_board() -> None:
+    cells = np.full((300, 300), H, dtype=np.int8)
+    cells[0, 0] = 1
+    a = analyze(cells, 20_000)
+    assert a.layouts == 3 * math.comb(300 * 300 - 4, 20_000 - 1)
+
+
+def test_long_frontier_counts_fast() -> None:
+    # A 4 x 400 strip: mines in row 1, and only the even columns of row 2
+    # revealed.  One long component with astronomically many layouts.
+    rng = np.random.default_rng(3)
+    layout = np.zeros((4, 400), dtype=bool)
+    layout[1] = rng.random(400) < 0.3
+    cells = np.full(layout.shape, H, dtype=np.int8)
+    cells[2, ::2] = adjacent_counts(layout)[2, ::2]
+    a = analyze(cells, int(layout.sum()))
+    assert a.exact and a.layouts > 2**40
+    assert not layout[tuple(a.safe.T)].any()
+    assert layout[tuple(a.mines.T)].all()
+
+
+def test_guard_relaxes_but_stays_sound() -> None:
+    rng = np.random.default_rng(1)
+    for _ in range(30):
+        cells, mines, layout = random_position(rng)
+        cells[cells == F] = H
+        exact = analyze(cells, mines)
+        relaxed = analyze(cells, mines, max_states=1)
+        assert not layout[tuple(relaxed.safe.T)].any()
+        assert layout[tuple(relaxed.mines.T)].all()
+        assert relaxed.layouts >= exact.layouts
+
+
+def test_certain_cells_are_right_on_ten_thousand_mid_game_positions() -> None:
+    rng = np.random.default_rng(11)
+    positions = safe_seen = 0
+    while positions < 10_000:
+        rows, cols = int(rng.integers(5, 13)), int(rng.integers(5, 13))
+        mines = int(rng.integers(1, rows * cols // 4 + 2))
+        board = ns.Board.create(rows, cols, mines, ns.RandomPlacement(rng))
+        safe_cells = np.argwhere(~board.mines)
+        for r, c in safe_cells[rng.permutation(len(safe_cells))[: int(rng.integers(1, 6))]]:
+            board.reveal(int(r), int(c))
+            if board.hidden_safe == 0:
+                break
+            cells = np.where(board.revealed, board.counts, H).astype(np.int8)
+            a = analyze(cells, mines)
+            assert not board.mines[tuple(a.safe.T)].any()
+            assert board.mines[tuple(a.mines.T)].all()
+            safe_seen += len(a.safe)
+            positions += 1
+    assert safe_seen > 10_000
+
+
+def test_component_cache_hits_match_fresh_counts() -> None:
+    from numsweeper.solver import analysis
+
+    rng = np.random.default_rng(21)
+    positions = []
+    for _ in range(40):
+        board = ns.Board.create(16, 30, 99, ns.RandomPlacement(rng))
+        safe_cells = np.argwhere(~board.mines)
+        for r, c in safe_cells[rng.permutation(len(safe_cells))[:12]]:
+            board.reveal(int(r), int(c))
+        positions.append(np.where(board.revealed, board.counts, H).astype(np.int8))
+    fresh = []
+    for cells in positions:  # each counted from an empty cache
+        analysis._CACHE.clear()
+        fresh.append(analyze(cells, 99))
+    analysis._CACHE.clear()
+    for cells in positions:  # warm the cache with every position's components
+        analyze(cells, 99)
+    assert len(analysis._CACHE) > 40
+    for cells, a in zip(positions, fresh, strict=True):
+        again = analyze(cells, 99)  # now every component is a hit
+        np.testing.assert_array_equal(again.probabilities, a.probabilities)
+        assert again.layouts == a.layouts
+        np.testing.assert_array_equal(again.safe, a.safe)
