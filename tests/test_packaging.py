@@ -58,3 +58,24 @@ def test_presets() -> None:
         "intermediate": (16, 16, 40),
         "expert": (16, 30, 99),
     }
+
+
+def test_readme_quick_start_output_is_what_simulate_prints() -> None:
+    readme = (ROOT / "README.md").read_text()
+    command = re.findall(r"```bash\n(.*?)\n```", readme, flags=re.S)[0]
+    install, run = command.split(" && ")
+    assert install.startswith("pip install") and run.startswith("numsweeper simulate ")
+    shown = re.search(r"```text\n(.*?)\n```", readme, flags=re.S)
+    assert shown is not None
+    out = subprocess.run(
+        [sys.executable, "-m", "numsweeper", *run.split()[1:]],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
+    )
+
+    def stable(text: str) -> list[str]:
+        return [line for line in text.strip().splitlines() if not line.startswith("games/s")]
+
+    assert stable(out.stdout) == stable(shown.group(1))
