@@ -29,7 +29,12 @@ def code_cells(path: Path) -> list[dict]:  # type: ignore[type-arg]
 
 def test_there_are_notebooks() -> None:
     names = {p.name for p in NOTEBOOKS}
-    assert {"01_quickstart.ipynb", "02_board_statistics.ipynb", "03_large_grids.ipynb"} <= names
+    assert {
+        "01_quickstart.ipynb",
+        "02_board_statistics.ipynb",
+        "03_large_grids.ipynb",
+        "04_solver.ipynb",
+    } <= names
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
