@@ -296,3 +296,37 @@ def test_bad_arguments_raise_the_core_errors(
 ) -> None:
     with pytest.raises(error, match=match):
         ns.generate_boards(*args, seed=0, **kwargs)  # type: ignore[arg-type]
+
+
+def test_hand_built_batch_is_checked_and_copied() -> None:
+    mines = np.zeros((2, 3, 3), dtype=bool)
+    mines[:, 0, 0] = True
+    counts = adjacent_counts(mines)
+    batch = ns.BoardBatch(mines, counts)
+    mines[0, 2, 2] = True  # the caller's array stays writeable and unshared
+    assert not batch.mines[0, 2, 2] and batch.mine_count == 1
+    with pytest.raises(ValueError):
+        batch.mines[0, 0, 0] = False
+    uneven = np.zeros((2, 3, 3), dtype=bool)
+    uneven[0, 0, 0] = True
+    with pytest.raises(ns.InvalidBoardError, match="board 1 has 0"):
+        ns.BoardBatch(uneven, adjacent_counts(uneven))
+    wrong = counts.copy()
+    wrong[1, 1, 1] = 0
+    with pytest.raises(ns.InvalidBoardError, match="counts of board 1"):
+        ns.BoardBatch(np.array(batch.mines), wrong)
+    with pytest.raises(ns.InvalidBoardError, match="3-D bool"):
+        ns.BoardBatch(mines[0], counts[0])
+    with pytest.raises(ns.InvalidBoardError, match="int8"):
+        ns.BoardBatch(mines, counts.astype(np.int16))
+    full = np.ones((1, 2, 2), dtype=bool)
+    with pytest.raises(ns.InvalidBoardError, match="mines must be in"):
+        ns.BoardBatch(full, adjacent_counts(full))
+
+
+def test_seed_sequence_children_already_spawned_are_not_reused() -> None:
+    root = np.random.SeedSequence(2024)
+    (first,) = root.spawn(1)
+    reused = next(ns.iter_boards(5, 9, 9, 10, seed=root, chunk_size=5))
+    assert not np.array_equal(reused.mines, ns.generate_boards(5, 9, 9, 10, seed=first).mines)
+    assert root.n_children_spawned == 1  # the caller's sequence is not advanced

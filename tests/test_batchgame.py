@@ -311,3 +311,9 @@ def test_flood_kernels_agree_with_flood_from(rows: int, cols: int, density: floa
 
 def test_wide_boards_use_the_labelled_flood_and_still_match() -> None:
     play_both(6, 70, 20, 60, 25, "opening", seed=3)
+
+
+def test_from_preset_rejects_unknown_and_unhashable_names() -> None:
+    for name in ("huge", ["expert"], None):
+        with pytest.raises(ValueError, match="choose one of beginner, intermediate, expert"):
+            ns.BatchGame.from_preset(name, 2)  # type: ignore[arg-type]

@@ -242,3 +242,10 @@ def test_errors_inside_a_flood_game_keep_the_counter() -> None:
             call()
         assert board.hidden_safe == hidden
         assert board.hidden_safe == int((~board.revealed & ~board.mines).sum())
+
+
+def test_game_over_message_shows_numpy_coordinates_as_plain_numbers() -> None:
+    game = ns.Game.new(2, 2, 0)
+    game.reveal(0, 0)
+    with pytest.raises(ns.GameOverError, match=r"cannot reveal \(1, 0\): the game is already WON"):
+        game.reveal(np.int64(1), np.int8(0))

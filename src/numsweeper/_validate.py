@@ -6,6 +6,7 @@ from typing import Any, TypeAlias
 
 import numpy as np
 
+from ._constants import PRESETS
 from .errors import InvalidBoardError, OutOfBoundsError
 
 FIRST_CLICK_RULES = (None, "safe", "opening")
@@ -85,3 +86,10 @@ def safe_zone(rows: int, cols: int, row: int, col: int, rule: str | None) -> np.
     else:
         safe[max(row - 1, 0) : row + 2, max(col - 1, 0) : col + 2] = True
     return safe
+
+
+def preset_dims(name: Any) -> tuple[int, int, int]:
+    """``(rows, cols, mines)`` of a named preset; ValueError lists the valid names."""
+    if not isinstance(name, str) or name not in PRESETS:
+        raise ValueError(f"unknown preset {name!r}; choose one of {', '.join(PRESETS)}")
+    return PRESETS[name]

@@ -75,8 +75,43 @@ class BoardBatch:
     counts: NDArray[np.int8]
 
     def __post_init__(self) -> None:
-        for array in (self.mines, self.counts):
+        mines, counts = np.asarray(self.mines), np.asarray(self.counts)
+        if mines.dtype != bool or mines.ndim != 3:
+            raise InvalidBoardError(
+                f"mines must be a 3-D bool array, got {mines.dtype} {mines.shape}"
+            )
+        if counts.dtype != np.int8 or counts.shape != mines.shape:
+            raise InvalidBoardError(
+                f"counts must be int8 of shape {mines.shape}, got {counts.dtype} {counts.shape}"
+            )
+        per_board = np.count_nonzero(mines, axis=(1, 2))
+        if len(per_board):
+            check_dims(mines.shape[1], mines.shape[2], int(per_board[0]))
+            if (per_board != per_board[0]).any():
+                i = int(np.argmax(per_board != per_board[0]))
+                raise InvalidBoardError(
+                    f"every board needs the same mine count: board 0 has {int(per_board[0])}, "
+                    f"board {i} has {int(per_board[i])}"
+                )
+        wrong = (counts != adjacent_counts_stack(mines)).any(axis=(1, 2))
+        if wrong.any():
+            raise InvalidBoardError(
+                f"counts of board {int(np.argmax(wrong))} do not match its mines"
+            )
+        self._freeze(mines.copy(), counts.copy())
+
+    def _freeze(self, mines: NDArray[np.bool_], counts: NDArray[np.int8]) -> None:
+        for array in (mines, counts):
             array.flags.writeable = False
+        object.__setattr__(self, "mines", mines)
+        object.__setattr__(self, "counts", counts)
+
+    @classmethod
+    def _trusted(cls, mines: NDArray[np.bool_], counts: NDArray[np.int8]) -> BoardBatch:
+        """Wrap arrays this package just built, skipping the checks and copies."""
+        batch = cls.__new__(cls)
+        batch._freeze(mines, counts)
+        return batch
 
     def __len__(self) -> int:
         return int(self.mines.shape[0])
@@ -326,18 +361,24 @@ def generate_boards(
     for start in range(0, n, count_step):
         stop = min(start + count_step, n)
         adjacent_counts_stack(layout[start:stop], out=counts[start:stop])
-    return BoardBatch(layout, counts)
+    return BoardBatch._trusted(layout, counts)
 
 
 def _root_seed_sequence(seed: Any) -> np.random.SeedSequence:
     """A fresh root :class:`~numpy.random.SeedSequence` for chunked work.
 
     Never the caller's own object, since spawning children mutates it: a
-    SeedSequence is copied (same entropy and spawn key), a Generator gives
+    SeedSequence is copied (same entropy, spawn key and children already
+    spawned, so its next children are the ones the caller would get), a Generator gives
     one draw of entropy, anything else goes to ``SeedSequence(seed)``.
     """
     if isinstance(seed, np.random.SeedSequence):
-        return np.random.SeedSequence(seed.entropy, spawn_key=seed.spawn_key)
+        return np.random.SeedSequence(
+            seed.entropy,
+            spawn_key=seed.spawn_key,
+            pool_size=seed.pool_size,
+            n_children_spawned=seed.n_children_spawned,
+        )
     if isinstance(seed, np.random.Generator):
         return np.random.SeedSequence(int(seed.integers(0, 2**63)))
     return np.random.SeedSequence(seed)

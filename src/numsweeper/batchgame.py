@@ -13,9 +13,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ._constants import PRESETS
 from ._kernels import adjacent_counts, flood_batch, visible_cells, visible_in_progress
-from ._validate import check_dims, check_first_click_fits, check_int
+from ._validate import check_dims, check_first_click_fits, check_int, preset_dims
 from .batch import BoardBatch, generate_boards
 from .board import Board
 from .errors import InvalidBoardError
@@ -260,9 +259,7 @@ class BatchGame:
         >>> ns.BatchGame.from_preset("expert", 5, seed=0).visible.shape
         (5, 16, 30)
         """
-        if name not in PRESETS:
-            raise ValueError(f"unknown preset {name!r}; choose one of {', '.join(PRESETS)}")
-        rows, cols, mines = PRESETS[name]
+        rows, cols, mines = preset_dims(name)
         return cls.new(n, rows, cols, mines, seed=seed, first_click=first_click)
 
     def _setup(

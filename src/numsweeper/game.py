@@ -11,13 +11,13 @@ from typing import Any, ParamSpec, TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
-from ._constants import PRESETS
 from ._kernels import visible_cells
 from ._validate import (
     Index,
     check_coord,
     check_dims,
     check_first_click_fits,
+    preset_dims,
     safe_zone,
 )
 from .board import Board, Uncovered
@@ -294,9 +294,7 @@ class Game:
         >>> game.rows, game.cols, game.mine_count
         (16, 30, 99)
         """
-        if not isinstance(name, str) or name not in PRESETS:
-            raise ValueError(f"unknown preset {name!r}; choose one of {', '.join(PRESETS)}")
-        rows, cols, mines = PRESETS[name]
+        rows, cols, mines = preset_dims(name)
         return cls.new(rows, cols, mines, seed=seed, first_click=first_click)
 
     # -- state ----------------------------------------------------------------
@@ -380,8 +378,11 @@ class Game:
 
     def _check_live(self, action: str, row: Any, col: Any) -> None:
         if self._state is not GameState.IN_PROGRESS:
+            shown = ", ".join(
+                str(int(v)) if isinstance(v, np.integer) else repr(v) for v in (row, col)
+            )
             raise GameOverError(
-                f"cannot {action} ({row!r}, {col!r}): the game is already {self._state.name}"
+                f"cannot {action} ({shown}): the game is already {self._state.name}"
             )
 
     def _finish(self, uncovered: Uncovered) -> RevealResult:

@@ -46,6 +46,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import ndimage
 
 from ._kernels import (
+    EIGHT_STACKED,
     MAX_PACKED_COLS,
     adjacent_counts_stack,
     count_components_packed,
@@ -72,10 +73,6 @@ _FIELDS = STATS_DTYPE.names or ()
 # Cells measured per chunk: small enough for the scratch arrays to stay in
 # cache, large enough to amortise numpy's per-call overhead.
 _CHUNK_CELLS = 1 << 20
-
-# 8-connectivity inside each board of an (n, rows, cols) stack, none across it.
-_STACKED_EIGHT = np.zeros((3, 3, 3), dtype=bool)
-_STACKED_EIGHT[1] = True
 
 Stats = dict[str, NDArray[np.int64]]
 
@@ -124,7 +121,7 @@ def _measure_packed(mines: NDArray[np.bool_], want: frozenset[str]) -> Stats:
 def _label_counts(mask: NDArray[np.bool_]) -> NDArray[np.int64]:
     """8-connected components per board of an (n, rows, cols) stack, by labelling."""
     n = mask.shape[0]
-    labels, _ = ndimage.label(mask, structure=_STACKED_EIGHT)
+    labels, _ = ndimage.label(mask, structure=EIGHT_STACKED)
     # Labels run in raster order, so each board holds a contiguous range and
     # its count is the step in the running maximum.
     top = np.maximum.accumulate(labels.reshape(n, -1).max(axis=1, initial=0))
