@@ -16,7 +16,7 @@ from numpy.typing import ArrayLike, NDArray
 from ._kernels import adjacent_counts, flood_batch, visible_cells, visible_in_progress
 from ._validate import check_dims, check_first_click_fits, check_int, preset_dims
 from .batch import BoardBatch, generate_boards
-from .board import Board
+from .board import Board, read_only
 from .errors import InvalidBoardError
 from .game import Game, GameState
 from .placement import FixedPlacement
@@ -371,30 +371,22 @@ class BatchGame:
 
         All False for a game whose first-click rule has not laid mines yet.
         """
-        view = self._mines.view()
-        view.flags.writeable = False
-        return view
+        return read_only(self._mines)
 
     @property
     def counts(self) -> NDArray[np.int8]:
         """Read-only int8 ``(n, rows, cols)`` view of the adjacent-mine counts."""
-        view = self._counts.view()
-        view.flags.writeable = False
-        return view
+        return read_only(self._counts)
 
     @property
     def revealed(self) -> NDArray[np.bool_]:
         """Read-only bool ``(n, rows, cols)`` view of the revealed cells."""
-        view = self._revealed.view()
-        view.flags.writeable = False
-        return view
+        return read_only(self._revealed)
 
     @property
     def flagged(self) -> NDArray[np.bool_]:
         """Read-only bool ``(n, rows, cols)`` view of the flags."""
-        view = self._flagged.view()
-        view.flags.writeable = False
-        return view
+        return read_only(self._flagged)
 
     @property
     def visible(self) -> NDArray[np.int8]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -14,11 +14,14 @@ from .placement import MinePlacementStrategy, RandomPlacement
 
 __all__ = ["Board", "Uncovered"]
 
+T = TypeVar("T", bound=np.generic)
+
 _NO_CELLS = np.empty((0, 2), dtype=np.intp)
 _NO_CELLS.flags.writeable = False
 
 
-def _read_only(array: NDArray[np.generic]) -> NDArray[np.generic]:
+def read_only(array: NDArray[T]) -> NDArray[T]:
+    """A view of ``array`` that refuses writes (the owner keeps writing)."""
     view = array.view()
     view.flags.writeable = False
     return view
@@ -110,7 +113,7 @@ class Board:
         self._hidden_safe = mines.size - self._mine_count
         self._flag_count = 0
         self._views = tuple(
-            _read_only(a) for a in (self._mines, self._counts, self._revealed, self._flagged)
+            read_only(a) for a in (self._mines, self._counts, self._revealed, self._flagged)
         )
 
     @classmethod
@@ -216,22 +219,22 @@ class Board:
     @property
     def mines(self) -> NDArray[np.bool_]:
         """Read-only bool ``(rows, cols)`` view of the mine layout."""
-        return self._views[0]  # type: ignore[return-value]
+        return self._views[0]
 
     @property
     def counts(self) -> NDArray[np.int8]:
         """Read-only int8 ``(rows, cols)`` view of the adjacent-mine counts."""
-        return self._views[1]  # type: ignore[return-value]
+        return self._views[1]
 
     @property
     def revealed(self) -> NDArray[np.bool_]:
         """Read-only bool ``(rows, cols)`` view of the revealed cells."""
-        return self._views[2]  # type: ignore[return-value]
+        return self._views[2]
 
     @property
     def flagged(self) -> NDArray[np.bool_]:
         """Read-only bool ``(rows, cols)`` view of the flags."""
-        return self._views[3]  # type: ignore[return-value]
+        return self._views[3]
 
     @property
     def hidden_safe(self) -> int:
