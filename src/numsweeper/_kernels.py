@@ -42,9 +42,8 @@ def adjacent_counts(mines: NDArray[np.bool_]) -> NDArray[np.int8]:
 
     Notes
     -----
-    The 3x3 box sum is separable: a horizontal 3-sum followed by a vertical
-    3-sum, minus the centre.  That is four in-place slice additions and one
-    subtraction on int8, with one temporary of the board's size.
+    Computed by :func:`adjacent_counts_stack` on the boards flattened to one
+    stack: long contiguous int8 additions, one temporary of the input's size.
 
     Examples
     --------
@@ -54,16 +53,9 @@ def adjacent_counts(mines: NDArray[np.bool_]) -> NDArray[np.int8]:
     array([[0, 1, 0],
            [1, 1, 0]], dtype=int8)
     """
-    m = np.asarray(mines, dtype=bool).view(np.int8)
-    row_sum = m.copy()
-    row_sum[..., :, 1:] += m[..., :, :-1]
-    row_sum[..., :, :-1] += m[..., :, 1:]
-    counts = row_sum.copy()
-    counts[..., 1:, :] += row_sum[..., :-1, :]
-    counts[..., :-1, :] += row_sum[..., 1:, :]
-    del row_sum
-    counts -= m
-    return counts
+    m = np.asarray(mines, dtype=bool)
+    stack = m.reshape(-1, *m.shape[-2:])
+    return adjacent_counts_stack(stack).reshape(m.shape)
 
 
 def flood_from(
