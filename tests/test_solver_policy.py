@@ -228,3 +228,47 @@ def test_hint_follows_the_policy() -> None:
         lost = ns.Game.new(2, 2, 1, strategy=ns.FixedPlacement([(0, 0)]))
         lost.reveal(0, 0)
         hint(lost)
+
+
+def test_remembered_safe_cells_are_safe_and_need_a_compatible_position() -> None:
+    rng = np.random.default_rng(21)
+    used = 0
+    for child in np.random.SeedSequence(21).spawn(40):
+        game = ns.Game.new(16, 16, 40, seed=child, first_click="opening")
+        policy = SolverPolicy("opening")
+        while game.state is ns.GameState.IN_PROGRESS:
+            snap = game.snapshot()
+            mines = snap.mines_left
+            remembered = policy._known.find(snap.cells, mines)
+            if remembered is not None and policy._analyzed(snap.cells, mines) is None:
+                used += 1
+                # what a fresh analysis of this very position says
+                assert analyze(snap.cells, mines).probabilities[remembered] == 0.0
+                assert not game.board.mines[remembered]
+                # a position that contradicts a number every entry saw (the
+                # opening click) matches no entry
+                other = snap.cells.copy()
+                other[3, 3] += 1
+                assert policy._known.find(other, mines) is None
+                assert policy._known.find(snap.cells, mines + 1) is None
+            ((r, c),) = policy(snap.cells[None], [mines], rng)
+            game.reveal(int(r), int(c))
+    assert used > 20
+
+
+def test_remembered_cells_change_the_order_of_safe_moves_not_the_outcome() -> None:
+    def outcomes(remember: bool) -> list[tuple[bool, bytes]]:
+        policy = SolverPolicy("safe")
+        if not remember:
+            policy._known.find = lambda cells, mines: None  # type: ignore[method-assign]
+        out = []
+        for child in np.random.SeedSequence(8).spawn(30):
+            game = ns.Game.new(16, 16, 40, seed=child, first_click="safe")
+            while game.state is ns.GameState.IN_PROGRESS:
+                snap = game.snapshot()
+                ((r, c),) = policy(snap.cells[None], [snap.mines_left], None)
+                game.reveal(int(r), int(c))
+            out.append((game.state is ns.GameState.WON, game.snapshot().cells.tobytes()))
+        return out
+
+    assert outcomes(True) == outcomes(False)

@@ -19,13 +19,21 @@ Moves, cheapest first:
    progress or open an area.  Ties go to the likelier opening, then to cells
    with fewer hidden neighbours (corners, then edges).
 
-The policy reads only visible states and keeps no memory of games between
-calls, so the same visible state always gets the same move.
+The policy reads only visible states.  Between calls it remembers two things,
+both deductions from visible states and never hidden mines: recent analyses
+(so the position a look-ahead probe already analysed is not analysed again
+when the click shows that number), and the certainly safe cells an analysis
+found (a later position that still shows every number of the earlier one
+keeps them safe, so they are played without a new analysis).  Remembered
+cells can change *which* certainly safe cell is played first, never whether
+a move is certain: the position where the policy next has to guess is the
+same either way.
 """
 
 from __future__ import annotations
 
 import time
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
@@ -194,6 +202,8 @@ class SolverPolicy:
         self.max_states = int(max_states)
         self.timings = {"local": 0.0, "exact": 0.0, "guess": 0.0, "endgame": 0.0}
         self.counts = {"first": 0, "local": 0, "exact": 0, "endgame": 0, "guess": 0}
+        self._analyses: OrderedDict[tuple[bytes, tuple[int, ...], int], Analysis] = OrderedDict()
+        self._known = _KnownSafe()
 
     def __repr__(self) -> str:
         return f"SolverPolicy(first_click={self.first_click!r})"
@@ -247,15 +257,39 @@ class SolverPolicy:
 
     # -- one stuck board ------------------------------------------------------
 
+    def _analyze(self, cells: NDArray[np.int8], mines: int) -> Analysis:
+        """:func:`analyze`, through a small cache of recent positions."""
+        key = (cells.tobytes(), cells.shape, mines)
+        a = self._analyses.get(key)
+        if a is None:
+            a = analyze(cells, mines, max_states=self.max_states)
+            self._analyses[key] = a
+            if len(self._analyses) > _ANALYSES_KEPT:
+                self._analyses.popitem(last=False)
+        return a
+
+    def _analyzed(self, cells: NDArray[np.int8], mines: int) -> Analysis | None:
+        """The cached analysis of this exact position, if any."""
+        return self._analyses.get((cells.tobytes(), cells.shape, mines))
+
     def _choose(self, cells: NDArray[np.int8], mines: int) -> Hint:
         """The move for one board that the local rules cannot settle."""
         t0 = time.perf_counter()
-        a = analyze(cells, mines, max_states=self.max_states)
         clickable = cells == HIDDEN
+        a = self._analyzed(cells, mines)
+        if a is None:
+            known = self._known.find(cells, mines)
+            if known is not None:
+                self.timings["exact"] += time.perf_counter() - t0
+                self.counts["exact"] += 1
+                return Hint(known[0], known[1], 0.0, True)
+            a = self._analyze(cells, mines)
         self.timings["exact"] += time.perf_counter() - t0
         safe = [tuple(rc) for rc in a.safe.tolist() if clickable[rc[0], rc[1]]]
         if safe:
             self.counts["exact"] += 1
+            if len(safe) > 1:
+                self._known.add(cells, mines, safe[1:])
             return Hint(int(safe[0][0]), int(safe[0][1]), 0.0, True)
         p = a.probabilities
         open_cells = int(np.count_nonzero((cells < 0) & (p > 0.0) & (p < 1.0)))
@@ -297,6 +331,14 @@ class SolverPolicy:
             r, c = (int(v) for v in rc[0])
             return Hint(r, c, float(p[r, c]), False)
         total = a.layouts
+        # A clicked cell shows its certain mines plus some of its undecided
+        # neighbours: numbers outside that range need no analysis.
+        certain = np.zeros(cells.shape, dtype=bool)
+        certain[tuple(a.mines.T)] = True
+        decided = certain.copy()
+        decided[tuple(a.safe.T)] = True
+        low = adjacent_counts(certain)
+        high = low + adjacent_counts((cells < 0) & ~decided)
         best_key: tuple[float, float, int, int, int] | None = None
         best_rc = (int(rc[0][0]), int(rc[0][1]))
         for r, c in rc.tolist():
@@ -310,13 +352,13 @@ class SolverPolicy:
                 continue
             probe = cells.copy()
             pruned = False
-            for n in range(9):
+            for n in range(int(low[r, c]), int(high[r, c]) + 1):
                 if score + unseen + 1e-9 < target:
                     pruned = True
                     break
                 probe[r, c] = n
                 try:
-                    b = analyze(probe, mines, max_states=self.max_states)
+                    b = self._analyze(probe, mines)
                 except InvalidBoardError:
                     continue
                 weight = b.layouts / total
@@ -333,6 +375,57 @@ class SolverPolicy:
                 best_key, best_rc = key, (r, c)
         r, c = best_rc
         return Hint(r, c, float(p[r, c]), False)
+
+
+#: Recent analyses the policy keeps (look-ahead probes included).
+_ANALYSES_KEPT = 256
+
+
+class _KnownSafe:
+    """Certainly safe cells found earlier, and the positions that proved them.
+
+    A cell proved safe from position ``S`` is safe in every position that
+    shows all of ``S``'s numbers (more numbers only rule layouts out).  The
+    entries live in one array, so checking a position against all of them
+    is a few vectorized comparisons.
+    """
+
+    size = 256
+
+    def __init__(self) -> None:
+        self.shown: NDArray[np.int8] | None = None  # numbers, -1 elsewhere
+        self.safe: NDArray[np.bool_] | None = None
+        self.mines = np.full(self.size, -1, dtype=np.int64)
+        self.next = 0
+
+    def add(self, cells: NDArray[np.int8], mines: int, safe: list[tuple[int, int]]) -> None:
+        flat = cells.reshape(-1)
+        if self.shown is None or self.shown.shape[1] != flat.size:
+            self.shown = np.full((self.size, flat.size), -1, dtype=np.int8)
+            self.safe = np.zeros((self.size, flat.size), dtype=bool)
+            self.mines[:] = -1
+        assert self.safe is not None
+        i = self.next
+        self.next = (i + 1) % self.size
+        self.shown[i] = np.where(flat >= 0, flat, -1)
+        self.safe[i] = False
+        rc = np.array(safe, dtype=np.intp)
+        self.safe[i, rc[:, 0] * cells.shape[1] + rc[:, 1]] = True
+        self.mines[i] = mines
+
+    def find(self, cells: NDArray[np.int8], mines: int) -> tuple[int, int] | None:
+        """A remembered safe cell still hidden in ``cells``, row-major first."""
+        flat = cells.reshape(-1)
+        if self.shown is None or self.safe is None or self.shown.shape[1] != flat.size:
+            return None
+        fits = (self.mines == mines) & ((self.shown < 0) | (self.shown == flat)).all(axis=1)
+        if not fits.any():
+            return None
+        open_ = self.safe[fits].any(axis=0) & (flat == HIDDEN)
+        if not open_.any():
+            return None
+        r, c = divmod(int(np.argmax(open_)), cells.shape[1])
+        return r, c
 
 
 class _OverBudget(Exception):
