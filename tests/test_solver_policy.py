@@ -272,3 +272,66 @@ def test_remembered_cells_change_the_order_of_safe_moves_not_the_outcome() -> No
         return out
 
     assert outcomes(True) == outcomes(False)
+
+
+def test_forced_pairs_can_never_be_told_apart_and_hold_at_most_one_mine() -> None:
+    from numsweeper.solver.policy import _forced_pair
+
+    rng = np.random.default_rng(55)
+    found = 0
+    for _ in range(3000):
+        rows, cols = int(rng.integers(2, 5)), int(rng.integers(2, 6))
+        n = rows * cols
+        mines = int(rng.integers(1, n // 2 + 1))
+        layout = np.zeros(n, dtype=bool)
+        layout[rng.choice(n, mines, replace=False)] = True
+        layout = layout.reshape(rows, cols)
+        revealed = ~layout & (rng.random((rows, cols)) < 0.7)
+        cells = np.where(revealed, adjacent_counts(layout), H).astype(np.int8)
+        a = analyze(cells, mines)
+        pair = _forced_pair(cells, mines, a)
+        if pair is None:
+            continue
+        found += 1
+        x, y = pair
+        hidden = [tuple(v) for v in np.argwhere(cells < 0).tolist()]
+        shown = cells >= 0
+        witnesses = {
+            (r + dr, c + dc)
+            for r, c in pair
+            for dr in (-1, 0, 1)
+            for dc in (-1, 0, 1)
+            if 0 <= r + dr < rows and 0 <= c + dc < cols
+        }
+        # cells that touch exactly one of the pair could tell them apart
+        one_sided = [
+            z
+            for z in witnesses - {x, y}
+            if (max(abs(z[0] - x[0]), abs(z[1] - x[1])) <= 1)
+            != (max(abs(z[0] - y[0]), abs(z[1] - y[1])) <= 1)
+        ]
+        for combo in itertools.combinations(hidden, mines):
+            lay = np.zeros((rows, cols), dtype=bool)
+            lay[tuple(np.array(combo).T)] = True
+            if not np.array_equal(adjacent_counts(lay)[shown], cells[shown]):
+                continue
+            assert not (lay[x] and lay[y])
+            assert all(lay[z] for z in one_sided)
+    assert found > 20
+
+
+def test_a_forced_fifty_fifty_is_guessed_before_a_safer_avoidable_guess() -> None:
+    # Two sealed vertical 50/50s at columns 0 and 5 (nothing beyond the top
+    # and bottom edges can tell their cells apart) and four more mines among
+    # the 20 cells on the right, each 20%: too many layouts for the endgame
+    # search, so the rule itself must pick the pair.
+    v = np.array([[H, 1, 0, 0, 1] + [H] * 11] * 2, dtype=np.int8)
+    a = analyze(v, 6)
+    assert a.probabilities[0, 0] == 0.5 and a.probabilities[0, 10] == 0.2
+    assert a.layouts > 1000
+    pairs = {(0, 0), (1, 0), (0, 5), (1, 5)}
+    forced = SolverPolicy("safe")
+    ((r, c),) = forced(v[None], [6], None)
+    assert (r, c) in pairs and forced.counts["forced"] == 1
+    ((r, c),) = SolverPolicy("safe", fifty_fifty=False)(v[None], [6], None)
+    assert (r, c) not in pairs

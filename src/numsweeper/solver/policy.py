@@ -12,7 +12,12 @@ Moves, cheapest first:
    rules leave stuck: a certainly safe cell if one exists.
 4. **Endgame search** when few layouts remain: an exhaustive expectimax over
    the explicit layouts that maximises the probability of winning.
-5. **Guess**: among cells within ``tolerance`` of the lowest mine
+5. **Forced guess first**: two side-by-side cells that can hold at most one
+   mine, and that no other cell can ever tell apart (the cells beyond their
+   ends are off the board or certain mines), must be guessed sooner or
+   later; guessing them now, before any avoidable risk, lets their number
+   help elsewhere (David Hill's 50/50 and pseudo-50/50 rule).
+6. **Guess**: among cells within ``tolerance`` of the lowest mine
    probability, maximise the *secondary safety*: the probability that the
    click is safe times the safety of the best next move (1 when the shown
    number yields a certainly safe cell).  This rewards clicks that make
@@ -152,6 +157,9 @@ class SolverPolicy:
         and the guess heuristic decides.
     max_states : int
         Guard passed to :func:`~numsweeper.solver.analyze`.
+    fifty_fifty : bool
+        Guess a forced pair (a 50/50 or pseudo-50/50) as soon as one shows
+        up, before any other guess.
 
     Attributes
     ----------
@@ -160,16 +168,16 @@ class SolverPolicy:
         ``'guess'`` look-ahead and the ``'endgame'`` search (cumulative).
     counts : dict of str to int
         Moves decided by ``'first'``, ``'local'``, ``'exact'``,
-        ``'endgame'`` and ``'guess'``.
+        ``'endgame'``, ``'forced'`` (forced pairs) and ``'guess'``.
 
     Notes
     -----
-    Every move is a function of the visible state alone: the policy never
-    sees hidden mines, keeps no memory of games between calls (``timings``
-    and ``counts`` are statistics only), and the only cache involved is the
-    exact engine's, keyed by the structure of the revealed numbers.  The
-    ``rng`` argument is accepted for the policy interface and unused: ties
-    are broken deterministically (fewer hidden neighbours, then row-major).
+    Every move is a function of what is visible: the policy never sees
+    hidden mines.  It remembers recent analyses and the safe cells they
+    proved (see the module notes), which can change the order of certain
+    moves but never a guess.  The ``rng`` argument is accepted for the
+    policy interface and unused: ties are broken deterministically (fewer
+    hidden neighbours, then row-major).
 
     Examples
     --------
@@ -187,10 +195,11 @@ class SolverPolicy:
         *,
         tolerance: float = 0.05,
         candidates: int = 8,
-        endgame_layouts: int = 24,
-        endgame_cells: int = 48,
-        endgame_nodes: int = 20_000,
+        endgame_layouts: int = 300,
+        endgame_cells: int = 64,
+        endgame_nodes: int = 100_000,
         max_states: int = MAX_STATES,
+        fifty_fifty: bool = True,
     ) -> None:
         check_first_click(first_click)
         self.first_click = first_click
@@ -200,8 +209,16 @@ class SolverPolicy:
         self.endgame_cells = int(endgame_cells)
         self.endgame_nodes = int(endgame_nodes)
         self.max_states = int(max_states)
+        self.fifty_fifty = bool(fifty_fifty)
         self.timings = {"local": 0.0, "exact": 0.0, "guess": 0.0, "endgame": 0.0}
-        self.counts = {"first": 0, "local": 0, "exact": 0, "endgame": 0, "guess": 0}
+        self.counts = {
+            "first": 0,
+            "local": 0,
+            "exact": 0,
+            "endgame": 0,
+            "forced": 0,
+            "guess": 0,
+        }
         self._analyses: OrderedDict[tuple[bytes, tuple[int, ...], int], Analysis] = OrderedDict()
         self._known = _KnownSafe()
 
@@ -304,6 +321,12 @@ class SolverPolicy:
             if best is not None:
                 self.counts["endgame"] += 1
                 r, c = best
+                return Hint(r, c, float(p[r, c]), False)
+        if self.fifty_fifty:
+            pair = _forced_pair(cells, mines, a)
+            if pair is not None:
+                self.counts["forced"] += 1
+                r, c = min(pair, key=lambda rc: (p[rc], rc))
                 return Hint(r, c, float(p[r, c]), False)
         t0 = time.perf_counter()
         move = self._guess(cells, mines, a, clickable)
@@ -426,6 +449,42 @@ class _KnownSafe:
             return None
         r, c = divmod(int(np.argmax(open_)), cells.shape[1])
         return r, c
+
+
+def _forced_pair(
+    cells: NDArray[np.int8], mines: int, a: Analysis
+) -> tuple[tuple[int, int], tuple[int, int]] | None:
+    """A guess no information can ever spare: one cell of a sealed pair.
+
+    Two side-by-side undecided cells whose six outer neighbours (the three
+    beyond each end) are off the board or certain mines can only ever be
+    told apart by clicking one of them: every other cell that will show a
+    number touches both.  If they cannot both be mines, one click here is
+    unavoidable (a 50/50) or safe, so it is best taken now, when its number
+    may still help elsewhere.
+    """
+    rows, cols = cells.shape
+    p = a.probabilities
+    undecided = (cells == HIDDEN) & (p > 0.0) & (p < 1.0)
+    sealed = np.ones((rows + 4, cols + 4), dtype=bool)  # off-board cells seal
+    sealed[2:-2, 2:-2] = False
+    if len(a.mines):
+        sealed[a.mines[:, 0] + 2, a.mines[:, 1] + 2] = True
+    for dr, dc in ((0, 1), (1, 0)):
+        pair = undecided[: rows - dr, : cols - dc] & undecided[dr:, dc:]
+        for k in (-1, 0, 1):  # the three cells beyond each end
+            sr, sc = (k, -1) if dc else (-1, k)
+            er, ec = (k, 2) if dc else (2, k)
+            pair &= sealed[2 + sr : 2 + sr + rows - dr, 2 + sc : 2 + sc + cols - dc]
+            pair &= sealed[2 + er : 2 + er + rows - dr, 2 + ec : 2 + ec + cols - dc]
+        for r, c in np.argwhere(pair).tolist():
+            both = cells.copy()
+            both[r, c] = both[r + dr, c + dc] = FLAG
+            try:
+                analyze(both, mines, trust_flags=True)
+            except InvalidBoardError:
+                return (r, c), (r + dr, c + dc)
+    return None
 
 
 class _OverBudget(Exception):
