@@ -8,11 +8,12 @@ rules beside a cell-by-cell loop, and whole expert games.
 ``analyze`` over seeded expert positions and the policy's time split.
 
 Run as a script with a preset it measures SolverPolicy win rates,
-reproducibly, in fixed seeded chunks.  Until ``ns.simulate`` lands it drives
-the games itself: each chunk plays
-``chunk`` games in lock-step through ``ns.Game`` (one policy call per step
-for the whole chunk, as ``simulate`` will do), with the chunk's own child
-``SeedSequence``.  Results are identical for any number of workers.
+reproducibly, in fixed seeded chunks.  Each chunk plays ``chunk`` games in
+lock-step through ``ns.Game`` (one policy call per step for the whole chunk,
+as ``ns.simulate`` does with ``BatchGame``), with the chunk's own child
+``SeedSequence``, so results are identical for any number of workers.  (The
+win-rate table was started before ``simulate`` existed; this driver keeps
+its boards, which ``Game.new`` draws, so every chunk stays reproducible.)
 
 Usage::
 
