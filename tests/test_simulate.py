@@ -30,17 +30,39 @@ def first_hidden(
 
 
 class StopAfter:
-    """The random policy, until Ctrl-C arrives on call number ``calls``."""
+    """The random policy, until Ctrl-C arrives on call number ``calls``.
+
+    The countdown is a class attribute, like a clock outside the policy:
+    ``simulate`` gives every chunk its own copy of the policy object.
+    """
+
+    remaining = 0
 
     def __init__(self, calls: int) -> None:
-        self.calls = calls
+        StopAfter.remaining = calls
         self.inner = ns.RandomPolicy()
 
     def __call__(self, visible: Any, mines_left: Any, rng: np.random.Generator) -> Any:
-        self.calls -= 1
-        if self.calls < 0:
+        StopAfter.remaining -= 1
+        if StopAfter.remaining < 0:
             raise KeyboardInterrupt
         return self.inner(visible, mines_left, rng)
+
+
+class Counting:
+    """A policy whose moves depend on how often it was called before."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def __call__(self, visible: Any, mines_left: Any, rng: np.random.Generator) -> Any:
+        self.calls += 1
+        k, _, cols = visible.shape
+        hidden = (visible == ns.HIDDEN).reshape(k, -1)
+        # the (calls % 3)-th hidden cell in raster order, or the last one
+        rank = np.minimum(self.calls % 3, hidden.sum(axis=1) - 1)
+        flat = np.array([np.flatnonzero(h)[r] for h, r in zip(hidden, rank, strict=True)])
+        return np.stack(np.divmod(flat, cols), axis=1)
 
 
 def solved_reference(mines: NDArray[np.bool_], revealed: NDArray[np.bool_]) -> int:
@@ -305,3 +327,14 @@ def test_no_games_and_csv(tmp_path: Path) -> None:
     assert len(rows) == 31
     assert [int(v) for v in rows[5]] == [int(v) for v in result.records[4].tolist()]
     assert repr(result).startswith("<SimulationResult 30 games 9x9/10, policy='random'")
+
+
+def test_each_chunk_gets_its_own_copy_of_a_stateful_policy() -> None:
+    policy = Counting()
+    one = ns.simulate(300, 6, 6, 5, policy=policy, seed=8, chunk_size=50)
+    two = ns.simulate(300, 6, 6, 5, policy=policy, seed=8, chunk_size=50, workers=2)
+    assert np.array_equal(one.records, two.records)
+    assert policy.calls == 0  # the caller's object is never played
+    # a chunk replayed alone matches its place in the full run
+    alone = ns.simulate(50, 6, 6, 5, policy=Counting(), seed=8, chunk_size=50)
+    assert np.array_equal(alone.records[["won", "clicks"]], one.records[:50][["won", "clicks"]])

@@ -262,6 +262,7 @@ def test_remembered_cells_change_the_order_of_safe_moves_not_the_outcome() -> No
         if not remember:
             policy._known.find = lambda cells, mines: None  # type: ignore[method-assign]
         out = []
+        played.append(policy)
         for child in np.random.SeedSequence(8).spawn(30):
             game = ns.Game.new(16, 16, 40, seed=child, first_click="safe")
             while game.state is ns.GameState.IN_PROGRESS:
@@ -271,7 +272,49 @@ def test_remembered_cells_change_the_order_of_safe_moves_not_the_outcome() -> No
             out.append((game.state is ns.GameState.WON, game.snapshot().cells.tobytes()))
         return out
 
+    played: list[SolverPolicy] = []
     assert outcomes(True) == outcomes(False)
+    assert played[0].counts["remembered"] > 10 and played[1].counts["remembered"] == 0
+
+
+def test_memory_is_per_board_shape_and_mine_total() -> None:
+    policy = SolverPolicy("safe")
+    v = np.array([[1, 1, 1, H], [H, H, H, H], [H, H, H, H]], dtype=np.int8)
+    policy._known.add(v, 2, [(2, 0)])
+    assert policy._known.find(v, 2) == (2, 0)
+    assert policy._known.find(v, 3) is None  # another mine total
+    assert policy._known.find(v.reshape(4, 3), 2) is None  # same cells, other shape
+    v2 = v.copy()
+    v2[0, 0] = 2  # contradicts a number the entry saw
+    assert policy._known.find(v2, 2) is None
+    policy._known.add(v.T.copy(), 2, [(0, 2)])  # a new shape starts afresh
+    assert policy._known.find(v, 2) is None
+
+
+def test_copies_and_pickles_start_without_memory() -> None:
+    import copy
+    import pickle
+
+    policy = SolverPolicy("opening", candidates=5)
+    seed = 0
+    while not (policy._analyses and len(policy._known.mines)):
+        game = ns.Game.from_preset("intermediate", seed=seed, first_click="opening")
+        while game.state is ns.GameState.IN_PROGRESS:
+            snap = game.snapshot()
+            ((r, c),) = policy(snap.cells[None], [snap.mines_left], None)
+            game.reveal(int(r), int(c))
+        seed += 1
+    for clone in (copy.deepcopy(policy), pickle.loads(pickle.dumps(policy))):
+        assert not clone._analyses and not len(clone._known.mines)
+        assert clone.candidates == 5 and clone.first_click == "opening"
+
+
+def test_memory_stays_small_on_huge_boards() -> None:
+    policy = SolverPolicy("safe")
+    big = np.full((2000, 2000), H, dtype=np.int8)
+    big[0, :3] = 1
+    policy._known.add(big, 10, [(1, 0)])
+    assert policy._known.shown.nbytes + policy._known.safe.nbytes <= 4_000_000
 
 
 def test_forced_pairs_can_never_be_told_apart_and_hold_at_most_one_mine() -> None:
@@ -288,6 +331,8 @@ def test_forced_pairs_can_never_be_told_apart_and_hold_at_most_one_mine() -> Non
         layout = layout.reshape(rows, cols)
         revealed = ~layout & (rng.random((rows, cols)) < 0.7)
         cells = np.where(revealed, adjacent_counts(layout), H).astype(np.int8)
+        # the player's flags, right or wrong, are guesses: they count as hidden
+        cells[~revealed & (rng.random((rows, cols)) < 0.2)] = int(ns.FLAG)
         a = analyze(cells, mines)
         pair = _forced_pair(cells, mines, a)
         if pair is None:

@@ -306,7 +306,9 @@ def generate_boards(
         Size and mine count of every board, as for :meth:`Board.create`.
     seed : None, int, SeedSequence or Generator, optional
         Anything :func:`numpy.random.default_rng` accepts.  The same seed
-        gives the same batch on any machine.
+        gives the same batch on any machine.  The batch sampler draws all
+        boards at once, so ``generate_boards(1, ..., seed=s)`` and
+        ``Game.new(..., seed=s)`` give different (equally uniform) boards.
     first_click : {None, 'safe', 'opening'}
         Keep the first click (and, for ``'opening'``, its neighbours)
         mine-free.  Each board is uniform over the layouts that honour it.

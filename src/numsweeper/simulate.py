@@ -8,8 +8,10 @@ or any :class:`concurrent.futures.Executor`.
 
 from __future__ import annotations
 
+import copy
 import csv
 import math
+import pickle
 import signal
 import sys
 import time
@@ -181,7 +183,12 @@ def _mean(values: NDArray[Any]) -> float:
 
 def _make_policy(policy: str | Policy, first_click: str | None) -> Policy:
     if not isinstance(policy, str):
-        return policy
+        # Each chunk plays with a fresh copy, as it would in a worker process,
+        # so whatever a policy remembers never leaks from one chunk to the next.
+        try:
+            return copy.deepcopy(policy)
+        except (TypeError, copy.Error, pickle.PicklingError):
+            return policy  # not copyable: shared, as the caller passed it
     if policy == "solver":
         try:
             from .solver import SolverPolicy  # type: ignore[import-not-found,unused-ignore]
@@ -486,7 +493,9 @@ def simulate(
         hidden cell, ``'first_click_only'`` makes the first click only, and
         ``'solver'`` uses ``numsweeper.solver.SolverPolicy``.  A policy may
         set ``max_clicks`` to end games after that many reveals.  It chooses
-        the first click too.
+        the first click too.  Every chunk plays with its own deep copy of a
+        policy object (if it can be copied), so state a policy keeps between
+        calls never carries from one chunk to another.
     first_click : {'opening', 'safe', None}
         The first-click rule of every game.
     seed : None, int, SeedSequence or Generator

@@ -14,9 +14,12 @@ Moves, cheapest first:
    the explicit layouts that maximises the probability of winning.
 5. **Forced guess first**: two side-by-side cells that can hold at most one
    mine, and that no other cell can ever tell apart (the cells beyond their
-   ends are off the board or certain mines), must be guessed sooner or
-   later; guessing them now, before any avoidable risk, lets their number
-   help elsewhere (David Hill's 50/50 and pseudo-50/50 rule).
+   ends are off the board or certain mines): one of them must be clicked
+   unless later numbers happen to show both safe, and no other click can
+   make that click less risky, so it is taken now, before any avoidable
+   guess, when its number can still help elsewhere (David Hill's 50/50 and
+   pseudo-50/50 rule).  This maximises the chance of winning; lost games
+   are lost earlier, with fewer cells revealed.
 6. **Guess**: among cells within ``tolerance`` of the lowest mine
    probability, maximise the *secondary safety*: the probability that the
    click is safe times the safety of the best next move (1 when the shown
@@ -28,15 +31,21 @@ The policy reads only visible states.  Between calls it remembers two things,
 both deductions from visible states and never hidden mines: recent analyses
 (so the position a look-ahead probe already analysed is not analysed again
 when the click shows that number), and the certainly safe cells an analysis
-found (a later position that still shows every number of the earlier one
-keeps them safe, so they are played without a new analysis).  Remembered
-cells can change *which* certainly safe cell is played first, never whether
-a move is certain: the position where the policy next has to guess is the
-same either way.
+found (a later position of the same shape and mine total that still shows
+every number of the earlier one keeps them safe, so they are played without
+a new analysis).  Remembered cells can change *which* certainly safe cell is
+played first, and so a game's click count, never whether a move is certain:
+while every analysis is exact (see :data:`~numsweeper.solver.MAX_STATES`)
+the position where the policy next has to guess is the same either way.
+The memory holds a few bytes per cell, bounded for huge boards, and a
+copy or pickle of the policy starts without it, so :func:`numsweeper.simulate`
+(which gives every chunk its own copy) records the same games for any
+number of workers.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -144,31 +153,37 @@ class SolverPolicy:
     ----------
     first_click : {None, 'safe', 'opening'}
         The game's first-click rule; it decides the opening move.
-    tolerance : float
+    tolerance : float, default 0.05
         Guess candidates lie within this much of the lowest mine probability.
-    candidates : int
+    candidates : int, default 8
         At most this many guess candidates get the look-ahead.
-    endgame_layouts : int
+    endgame_layouts : int, default 300
         Exhaustive endgame search when at most this many layouts remain.
-    endgame_cells : int
+    endgame_cells : int, default 64
         ... and at most this many undecided hidden cells.
-    endgame_nodes : int
+    endgame_nodes : int, default 100_000
         Budget of search states; past it the search gives up for that move
-        and the guess heuristic decides.
-    max_states : int
+        and the guess heuristic decides.  On tiny dense boards (where most
+        positions have few layouts) the search dominates the cost: pass
+        ``endgame_layouts=24, endgame_nodes=20_000`` to play them ~30x
+        faster, a little less well.
+    max_states : int, default MAX_STATES
         Guard passed to :func:`~numsweeper.solver.analyze`.
-    fifty_fifty : bool
+    fifty_fifty : bool, default True
         Guess a forced pair (a 50/50 or pseudo-50/50) as soon as one shows
-        up, before any other guess.
+        up, before any other guess (the endgame search, when it applies,
+        decides first and finds such moves itself).
 
     Attributes
     ----------
     timings : dict of str to float
         Seconds spent in ``'local'`` rules, the ``'exact'`` engine, the
-        ``'guess'`` look-ahead and the ``'endgame'`` search (cumulative).
+        ``'guess'`` look-ahead, the ``'endgame'`` search and the ``'forced'``
+        pair check (cumulative).
     counts : dict of str to int
-        Moves decided by ``'first'``, ``'local'``, ``'exact'``,
-        ``'endgame'``, ``'forced'`` (forced pairs) and ``'guess'``.
+        Moves decided by ``'first'`` click, ``'local'`` rules, the
+        ``'exact'`` engine, a ``'remembered'`` proven-safe cell, the
+        ``'endgame'`` search, a ``'forced'`` pair and a ``'guess'``.
 
     Notes
     -----
@@ -210,17 +225,35 @@ class SolverPolicy:
         self.endgame_nodes = int(endgame_nodes)
         self.max_states = int(max_states)
         self.fifty_fifty = bool(fifty_fifty)
-        self.timings = {"local": 0.0, "exact": 0.0, "guess": 0.0, "endgame": 0.0}
+        self.timings = {"local": 0.0, "exact": 0.0, "guess": 0.0, "endgame": 0.0, "forced": 0.0}
         self.counts = {
             "first": 0,
             "local": 0,
             "exact": 0,
+            "remembered": 0,
             "endgame": 0,
             "forced": 0,
             "guess": 0,
         }
-        self._analyses: OrderedDict[tuple[bytes, tuple[int, ...], int], Analysis] = OrderedDict()
+        self._forget()
+
+    def _forget(self) -> None:
+        """Drop what the policy remembers (see the module notes)."""
+        self._lock = threading.Lock()
+        self._analyses: OrderedDict[tuple[Any, ...], Analysis] = OrderedDict()
         self._known = _KnownSafe()
+
+    def __getstate__(self) -> dict[str, Any]:
+        # Copies (pickled for worker processes, deep-copied per simulate
+        # chunk) start with an empty memory: nothing to ship, no lock.
+        state = self.__dict__.copy()
+        for name in ("_lock", "_analyses", "_known"):
+            del state[name]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._forget()
 
     def __repr__(self) -> str:
         return f"SolverPolicy(first_click={self.first_click!r})"
@@ -276,18 +309,24 @@ class SolverPolicy:
 
     def _analyze(self, cells: NDArray[np.int8], mines: int) -> Analysis:
         """:func:`analyze`, through a small cache of recent positions."""
-        key = (cells.tobytes(), cells.shape, mines)
-        a = self._analyses.get(key)
+        a = self._analyzed(cells, mines)
         if a is None:
             a = analyze(cells, mines, max_states=self.max_states)
-            self._analyses[key] = a
-            if len(self._analyses) > _ANALYSES_KEPT:
-                self._analyses.popitem(last=False)
+            # about 10 bytes per cell per analysis: keep few of a huge board
+            kept = min(_ANALYSES_KEPT, _MEMORY_CELLS // cells.size)
+            with self._lock:
+                self._analyses[self._key(cells, mines)] = a
+                while len(self._analyses) > kept:
+                    self._analyses.popitem(last=False)
         return a
 
     def _analyzed(self, cells: NDArray[np.int8], mines: int) -> Analysis | None:
         """The cached analysis of this exact position, if any."""
-        return self._analyses.get((cells.tobytes(), cells.shape, mines))
+        with self._lock:
+            return self._analyses.get(self._key(cells, mines))
+
+    def _key(self, cells: NDArray[np.int8], mines: int) -> tuple[Any, ...]:
+        return cells.tobytes(), cells.shape, mines, self.max_states
 
     def _choose(self, cells: NDArray[np.int8], mines: int) -> Hint:
         """The move for one board that the local rules cannot settle."""
@@ -295,10 +334,11 @@ class SolverPolicy:
         clickable = cells == HIDDEN
         a = self._analyzed(cells, mines)
         if a is None:
-            known = self._known.find(cells, mines)
+            with self._lock:
+                known = self._known.find(cells, mines)
             if known is not None:
                 self.timings["exact"] += time.perf_counter() - t0
-                self.counts["exact"] += 1
+                self.counts["remembered"] += 1
                 return Hint(known[0], known[1], 0.0, True)
             a = self._analyze(cells, mines)
         self.timings["exact"] += time.perf_counter() - t0
@@ -306,7 +346,8 @@ class SolverPolicy:
         if safe:
             self.counts["exact"] += 1
             if len(safe) > 1:
-                self._known.add(cells, mines, safe[1:])
+                with self._lock:
+                    self._known.add(cells, mines, safe[1:])
             return Hint(int(safe[0][0]), int(safe[0][1]), 0.0, True)
         p = a.probabilities
         open_cells = int(np.count_nonzero((cells < 0) & (p > 0.0) & (p < 1.0)))
@@ -323,7 +364,9 @@ class SolverPolicy:
                 r, c = best
                 return Hint(r, c, float(p[r, c]), False)
         if self.fifty_fifty:
-            pair = _forced_pair(cells, mines, a)
+            t0 = time.perf_counter()
+            pair = _forced_pair(cells, mines, a, self.max_states)
+            self.timings["forced"] += time.perf_counter() - t0
             if pair is not None:
                 self.counts["forced"] += 1
                 r, c = min(pair, key=lambda rc: (p[rc], rc))
@@ -402,34 +445,42 @@ class SolverPolicy:
 
 #: Recent analyses the policy keeps (look-ahead probes included).
 _ANALYSES_KEPT = 256
+#: Cells the policy's memories may hold in all (a few bytes each): expert
+#: boards keep everything, boards of millions of cells keep one or nothing.
+_MEMORY_CELLS = 4_000_000
 
 
 class _KnownSafe:
     """Certainly safe cells found earlier, and the positions that proved them.
 
-    A cell proved safe from position ``S`` is safe in every position that
-    shows all of ``S``'s numbers (more numbers only rule layouts out).  The
-    entries live in one array, so checking a position against all of them
-    is a few vectorized comparisons.
+    A cell proved safe from position ``S`` is safe in every position of the
+    same shape and mine total that shows all of ``S``'s numbers (more numbers
+    only rule layouts out).  The entries live in one array, so checking a
+    position against all of them is a few vectorized comparisons; on huge
+    boards there is room for few entries, or none.
     """
 
-    size = 256
-
     def __init__(self) -> None:
-        self.shown: NDArray[np.int8] | None = None  # numbers, -1 elsewhere
-        self.safe: NDArray[np.bool_] | None = None
-        self.mines = np.full(self.size, -1, dtype=np.int64)
+        self.shape: tuple[int, ...] = ()
+        self.shown = np.zeros((0, 0), dtype=np.int8)  # numbers, -1 elsewhere
+        self.safe = np.zeros((0, 0), dtype=bool)
+        self.mines = np.zeros(0, dtype=np.int64)
         self.next = 0
 
     def add(self, cells: NDArray[np.int8], mines: int, safe: list[tuple[int, int]]) -> None:
+        """Remember that ``safe`` cells are certainly safe in ``cells``."""
         flat = cells.reshape(-1)
-        if self.shown is None or self.shown.shape[1] != flat.size:
-            self.shown = np.full((self.size, flat.size), -1, dtype=np.int8)
-            self.safe = np.zeros((self.size, flat.size), dtype=bool)
-            self.mines[:] = -1
-        assert self.safe is not None
+        if cells.shape != self.shape:
+            size = min(256, _MEMORY_CELLS // (2 * flat.size))
+            self.shape = cells.shape
+            self.shown = np.full((size, flat.size), -1, dtype=np.int8)
+            self.safe = np.zeros((size, flat.size), dtype=bool)
+            self.mines = np.full(size, -1, dtype=np.int64)
+            self.next = 0
+        if not len(self.mines):
+            return
         i = self.next
-        self.next = (i + 1) % self.size
+        self.next = (i + 1) % len(self.mines)
         self.shown[i] = np.where(flat >= 0, flat, -1)
         self.safe[i] = False
         rc = np.array(safe, dtype=np.intp)
@@ -439,7 +490,7 @@ class _KnownSafe:
     def find(self, cells: NDArray[np.int8], mines: int) -> tuple[int, int] | None:
         """A remembered safe cell still hidden in ``cells``, row-major first."""
         flat = cells.reshape(-1)
-        if self.shown is None or self.safe is None or self.shown.shape[1] != flat.size:
+        if cells.shape != self.shape or not len(self.mines):
             return None
         fits = (self.mines == mines) & ((self.shown < 0) | (self.shown == flat)).all(axis=1)
         if not fits.any():
@@ -452,16 +503,17 @@ class _KnownSafe:
 
 
 def _forced_pair(
-    cells: NDArray[np.int8], mines: int, a: Analysis
+    cells: NDArray[np.int8], mines: int, a: Analysis, max_states: int = MAX_STATES
 ) -> tuple[tuple[int, int], tuple[int, int]] | None:
-    """A guess no information can ever spare: one cell of a sealed pair.
+    """A sealed pair: a guess that no other click can make less risky.
 
     Two side-by-side undecided cells whose six outer neighbours (the three
     beyond each end) are off the board or certain mines can only ever be
     told apart by clicking one of them: every other cell that will show a
-    number touches both.  If they cannot both be mines, one click here is
-    unavoidable (a 50/50) or safe, so it is best taken now, when its number
-    may still help elsewhere.
+    number touches both.  If they cannot both be mines, one of them must be
+    clicked sooner or later (unless later numbers show both safe), and no
+    other click can lower the risk of that click, so it is best taken now,
+    when its number may still help elsewhere.  Flags count as hidden.
     """
     rows, cols = cells.shape
     p = a.probabilities
@@ -478,10 +530,12 @@ def _forced_pair(
             pair &= sealed[2 + sr : 2 + sr + rows - dr, 2 + sc : 2 + sc + cols - dc]
             pair &= sealed[2 + er : 2 + er + rows - dr, 2 + ec : 2 + ec + cols - dc]
         for r, c in np.argwhere(pair).tolist():
-            both = cells.copy()
+            if p[r, c] + p[r + dr, c + dc] > 1.0 + 1e-9:
+                continue  # at most one mine means at most 1 expected
+            both = np.where(cells == FLAG, HIDDEN, cells).astype(np.int8)
             both[r, c] = both[r + dr, c + dc] = FLAG
             try:
-                analyze(both, mines, trust_flags=True)
+                analyze(both, mines, trust_flags=True, max_states=max_states)
             except InvalidBoardError:
                 return (r, c), (r + dr, c + dc)
     return None
