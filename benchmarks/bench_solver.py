@@ -27,10 +27,12 @@ interrupted run keeps what it finished; ``--summary`` prints the table rows.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import sys
 import time
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -351,13 +353,45 @@ def position_stats(games: int) -> None:
             f"{name}: {len(ms)} positions, median {np.median(ms):.2f} ms, "
             f"p99 {np.percentile(ms, 99):.1f} ms, max {ms.max():.1f} ms, relaxed {inexact}"
         )
-    rec = play_chunk(("expert", "safe", 7, 0, games))
+    with _engine_clock() as clock:
+        rec = play_chunk(("expert", "safe", 7, 0, games))
     total = sum(rec["timings"].values())
     split = ", ".join(f"{k} {v:.1f}s ({100 * v / total:.0f}%)" for k, v in rec["timings"].items())
     print(
         f"policy on {games} expert games: {rec['cpu']:.1f} cpu-s, "
         f"{games / rec['cpu']:.2f} games/cpu-s; split: {split}; moves: {rec['counts']}"
     )
+    print(
+        f"of the games' wall time ({rec['wall']:.1f}s): analyze {clock['analyze']:.1f}s "
+        f"({100 * clock['analyze'] / rec['wall']:.0f}%), of which DP counting "
+        f"{clock['count']:.1f}s ({100 * clock['count'] / rec['wall']:.0f}%)"
+    )
+
+
+@contextlib.contextmanager
+def _engine_clock() -> Iterator[dict[str, float]]:
+    """Wall seconds spent in ``analyze`` and in its DP counting, while active."""
+    from numsweeper.solver import analysis, policy
+
+    clock = {"analyze": 0.0, "count": 0.0}
+    saved = policy.analyze, analysis._count_component
+
+    def timed(name: str, func: Callable[..., Any]) -> Callable[..., Any]:
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            t = time.perf_counter()
+            try:
+                return func(*args, **kwargs)
+            finally:
+                clock[name] += time.perf_counter() - t
+
+        return wrapper
+
+    policy.analyze = timed("analyze", saved[0])  # type: ignore[assignment]
+    analysis._count_component = timed("count", saved[1])  # type: ignore[assignment]
+    try:
+        yield clock
+    finally:
+        policy.analyze, analysis._count_component = saved
 
 
 def summary(path: Path) -> None:
