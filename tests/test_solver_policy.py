@@ -365,6 +365,36 @@ def test_forced_pairs_can_never_be_told_apart_and_hold_at_most_one_mine() -> Non
     assert found > 20
 
 
+def test_clicking_either_cell_of_a_forced_pair_is_an_optimal_move() -> None:
+    # "Guess a forced pair first" claims more than a coin flip: no other play
+    # wins more often.  Check it against the exact expectimax (the endgame
+    # search, run to the end) on every small position where a pair is found.
+    from numsweeper.solver.policy import _endgame_values, _forced_pair
+
+    rng = np.random.default_rng(21)
+    checked = 0
+    for _ in range(3000):
+        rows, cols = int(rng.integers(1, 5)), int(rng.integers(2, 6))
+        n = rows * cols
+        mines = int(rng.integers(1, n // 2 + 1))
+        layout = np.zeros(n, dtype=bool)
+        layout[rng.choice(n, mines, replace=False)] = True
+        layout = layout.reshape(rows, cols)
+        revealed = ~layout & (rng.random((rows, cols)) < 0.6)
+        cells = np.where(revealed, adjacent_counts(layout), H).astype(np.int8)
+        a = analyze(cells, mines)
+        pair = _forced_pair(cells, mines, a)
+        if pair is None or len(a.safe):
+            continue
+        values = _endgame_values(cells, a, 10**6)
+        assert values is not None
+        best = max(values.values())
+        for cell in pair:
+            assert values[cell] >= best - 1e-12, (cells.tolist(), mines, cell, values)
+        checked += 1
+    assert checked > 300
+
+
 def test_a_forced_fifty_fifty_is_guessed_before_a_safer_avoidable_guess() -> None:
     # Two sealed vertical 50/50s at columns 0 and 5 (nothing beyond the top
     # and bottom edges can tell their cells apart) and four more mines among

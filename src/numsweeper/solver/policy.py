@@ -548,12 +548,26 @@ class _OverBudget(Exception):
 def _endgame(cells: NDArray[np.int8], a: Analysis, budget: int) -> tuple[int, int] | None:
     """Best click by exhaustive search over the few remaining layouts.
 
+    The click with the highest win probability from :func:`_endgame_values`
+    (ties to the first cell in row-major order), or None.
+    """
+    values = _endgame_values(cells, a, budget)
+    if not values:
+        return None
+    return max(values, key=lambda rc: (values[rc], -rc[0], -rc[1]))
+
+
+def _endgame_values(
+    cells: NDArray[np.int8], a: Analysis, budget: int
+) -> dict[tuple[int, int], float] | None:
+    """Win probability of each undecided click under perfect play after it.
+
     Every layout is equally likely.  A state is the set of layouts still
     consistent; cells safe in all of them are revealed for free (more
     information never hurts), then the search tries every other undecided
     cell and averages over the numbers it could show.  Certain mines are
     fixed, so only undecided cells enter the layouts.  Returns None if the
-    search needs more than ``budget`` states.
+    search needs more than ``budget`` states or no click is undecided.
     """
     p = a.probabilities
     known = (cells < 0) & (p == 1.0)
@@ -624,11 +638,9 @@ def _endgame(cells: NDArray[np.int8], a: Analysis, budget: int) -> tuple[int, in
     if not options:
         return None
     try:
-        scores = [(click(root, i), -i) for i in options]
+        return {unknown[i]: click(root, i) for i in options}
     except _OverBudget:
         return None
-    _, neg = max(scores)
-    return unknown[-neg]
 
 
 def _layouts(
