@@ -317,22 +317,31 @@ def test_memory_stays_small_on_huge_boards() -> None:
     assert policy._known.shown.nbytes + policy._known.safe.nbytes <= 4_000_000
 
 
+def _small_position(
+    rng: np.random.Generator, min_rows: int, shown: float, flags: float = 0.0
+) -> tuple[np.ndarray, int]:
+    """A random visible state of a board of at most 4x5 cells, and its mine count."""
+    rows, cols = int(rng.integers(min_rows, 5)), int(rng.integers(2, 6))
+    n = rows * cols
+    mines = int(rng.integers(1, n // 2 + 1))
+    layout = np.zeros(n, dtype=bool)
+    layout[rng.choice(n, mines, replace=False)] = True
+    layout = layout.reshape(rows, cols)
+    revealed = ~layout & (rng.random((rows, cols)) < shown)
+    cells = np.where(revealed, adjacent_counts(layout), H).astype(np.int8)
+    # the player's flags, right or wrong, are guesses: they count as hidden
+    cells[~revealed & (rng.random((rows, cols)) < flags)] = int(ns.FLAG)
+    return cells, mines
+
+
 def test_forced_pairs_can_never_be_told_apart_and_hold_at_most_one_mine() -> None:
     from numsweeper.solver.policy import _forced_pair
 
     rng = np.random.default_rng(55)
     found = 0
     for _ in range(3000):
-        rows, cols = int(rng.integers(2, 5)), int(rng.integers(2, 6))
-        n = rows * cols
-        mines = int(rng.integers(1, n // 2 + 1))
-        layout = np.zeros(n, dtype=bool)
-        layout[rng.choice(n, mines, replace=False)] = True
-        layout = layout.reshape(rows, cols)
-        revealed = ~layout & (rng.random((rows, cols)) < 0.7)
-        cells = np.where(revealed, adjacent_counts(layout), H).astype(np.int8)
-        # the player's flags, right or wrong, are guesses: they count as hidden
-        cells[~revealed & (rng.random((rows, cols)) < 0.2)] = int(ns.FLAG)
+        cells, mines = _small_position(rng, 2, 0.7, flags=0.2)
+        rows, cols = cells.shape
         a = analyze(cells, mines)
         pair = _forced_pair(cells, mines, a)
         if pair is None:
@@ -374,14 +383,7 @@ def test_clicking_either_cell_of_a_forced_pair_is_an_optimal_move() -> None:
     rng = np.random.default_rng(21)
     checked = 0
     for _ in range(3000):
-        rows, cols = int(rng.integers(1, 5)), int(rng.integers(2, 6))
-        n = rows * cols
-        mines = int(rng.integers(1, n // 2 + 1))
-        layout = np.zeros(n, dtype=bool)
-        layout[rng.choice(n, mines, replace=False)] = True
-        layout = layout.reshape(rows, cols)
-        revealed = ~layout & (rng.random((rows, cols)) < 0.6)
-        cells = np.where(revealed, adjacent_counts(layout), H).astype(np.int8)
+        cells, mines = _small_position(rng, 1, 0.6)
         a = analyze(cells, mines)
         pair = _forced_pair(cells, mines, a)
         if pair is None or len(a.safe):
