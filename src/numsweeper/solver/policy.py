@@ -18,8 +18,9 @@ Moves, cheapest first:
    unless later numbers happen to show both safe, and no other click can
    make that click less risky, so it is taken now, before any avoidable
    guess, when its number can still help elsewhere (David Hill's 50/50 and
-   pseudo-50/50 rule).  This maximises the chance of winning; lost games
-   are lost earlier, with fewer cells revealed.
+   pseudo-50/50 rule).  Either cell of such a pair is an optimal click (the
+   tests check this against an exact expectimax); lost games are lost
+   earlier, with fewer cells revealed.
 6. **Guess**: among cells within ``tolerance`` of the lowest mine
    probability, maximise the *secondary safety*: the probability that the
    click is safe times the safety of the best next move (1 when the shown
