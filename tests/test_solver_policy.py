@@ -334,6 +334,42 @@ def _small_position(
     return cells, mines
 
 
+def test_endgame_layouts_are_every_fitting_layout_in_cell_order() -> None:
+    # The endgame's enumeration (constrained cells first, pruned early) gives
+    # exactly the layouts a brute force over every subset finds, and lists
+    # them in the brute force's order (first cell varying slowest), so that
+    # the search's ties fall the same way whatever the enumeration order.
+    from numsweeper.solver.policy import _layouts
+
+    rng = np.random.default_rng(8)
+    checked = 0
+    for _ in range(800):
+        cells, mines = _small_position(rng, 1, 0.4)
+        hidden = cells < 0
+        known = hidden & (rng.random(cells.shape) < 0.15)
+        unknown = [(int(r), int(c)) for r, c in np.argwhere(hidden & ~known).tolist()]
+        index = {rc: i for i, rc in enumerate(unknown)}
+        left = mines - int(np.count_nonzero(known))
+        shown = cells >= 0
+        touches = adjacent_counts(hidden & ~known) > 0
+        if not unknown or left < 0:
+            continue
+        if np.any((adjacent_counts(known) != cells)[shown & ~touches]):
+            continue  # a number the known mines alone must explain: out of contract
+        expected = []
+        for bits in itertools.product((0, 1), repeat=len(unknown)):
+            if sum(bits) != left:
+                continue
+            lay = known.copy()
+            for (r, c), b in zip(unknown, bits, strict=True):
+                lay[r, c] = bool(b)
+            if np.array_equal(adjacent_counts(lay)[shown], cells[shown]):
+                expected.append(sum(b << i for i, b in enumerate(bits)))
+        assert _layouts(cells, known, left, unknown, index) == expected
+        checked += bool(expected)
+    assert checked > 300
+
+
 def test_forced_pairs_can_never_be_told_apart_and_hold_at_most_one_mine() -> None:
     from numsweeper.solver.policy import _forced_pair
 

@@ -663,30 +663,40 @@ def _layouts(
         if members:
             cons.append((int(cells[r, c] - known_nb[r, c]), members))
     n = len(unknown)
-    of_cell: list[list[int]] = [[] for _ in range(n)]
+    # Place the constrained cells first, each number's cells as early as the
+    # cell order allows: then a number that cannot be met any more stops the
+    # branch at once, and the unconstrained cells, last, never dead-end.
+    seen = sorted({i for _, members in cons for i in members})
+    order = seen + sorted(set(range(n)) - set(seen))
+    at = {i: k for k, i in enumerate(order)}
+    of_step: list[list[int]] = [[] for _ in range(n)]
     for j, (_, members) in enumerate(cons):
         for i in members:
-            of_cell[i].append(j)
-    last = [max(ms) for _, ms in cons]
+            of_step[at[i]].append(j)
+    # room[k][t]: cells of the t-th number of step k still unplaced after it
+    room = [[sum(at[i] > k for i in cons[j][1]) for j in of_step[k]] for k in range(n)]
     need = [v for v, _ in cons]
     out: list[int] = []
 
-    def place(i: int, left: int, lay: int) -> None:
-        if left < 0 or left > n - i:
+    def place(k: int, left: int, lay: int) -> None:
+        if left < 0 or left > n - k:
             return
-        if i == n:
+        if k == n:
             if left == 0:
                 out.append(lay)
             return
+        js, rooms = of_step[k], room[k]
         for bit in (0, 1):
-            for j in of_cell[i]:
+            for j in js:
                 need[j] -= bit
-            if all(need[j] >= 0 and (last[j] != i or need[j] == 0) for j in of_cell[i]):
-                place(i + 1, left - bit, lay | (bit << i))
-            for j in of_cell[i]:
+            if all(0 <= need[j] <= r for j, r in zip(js, rooms, strict=True)):
+                place(k + 1, left - bit, lay | (bit << order[k]))
+            for j in js:
                 need[j] += bit
 
     place(0, mines, 0)
+    # the order of a plain cell-by-cell enumeration (cell 0 varies slowest)
+    out.sort(key=lambda lay: [lay >> i & 1 for i in range(n)])
     return out
 
 
