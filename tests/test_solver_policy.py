@@ -165,6 +165,21 @@ def test_endgame_search_on_two_fifty_fifties() -> None:
     assert move is not None and cells[move] == H and a.probabilities[move] == 0.5
 
 
+def test_endgame_search_gives_up_when_its_work_exceeds_the_budget(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The budget bounds work (layouts examined per state), not only states:
+    # a search with few but wide states gives up instead of running on.
+    from numsweeper.solver import policy as module
+
+    cells = np.array([[H, H], [1, 1], [0, 0], [1, 1], [H, H]], dtype=np.int8)
+    a = analyze(cells, 2)
+    assert _endgame(cells, a, 4) is not None  # the search needs 4 states
+    monkeypatch.setattr(module, "_WORK_PER_STATE", 4)  # but more than 4 * 4 work
+    assert _endgame(cells, a, 4) is None
+    assert _endgame(cells, a, 8) is not None
+
+
 def test_endgame_moves_are_legal_on_random_endgames() -> None:
     # Random small endgames: the search returns a legal, undecided cell.
     rng = np.random.default_rng(3)

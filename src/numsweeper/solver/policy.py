@@ -163,9 +163,11 @@ class SolverPolicy:
     endgame_cells : int, default 64
         ... and at most this many undecided hidden cells.
     endgame_nodes : int, default 100_000
-        Budget of search states; past it the search gives up for that move
-        and the guess heuristic decides.  On tiny dense boards (where most
-        positions have few layouts) the search dominates the cost: pass
+        Budget of search states, and of their work: ``200 *
+        endgame_nodes`` layout-cells examined in all.  Past either the
+        search gives up for that move and the guess heuristic decides.
+        On tiny dense boards (where most positions have few layouts) the
+        search dominates the cost: pass
         ``endgame_layouts=24, endgame_nodes=20_000`` to play them ~30x
         faster, a little less well.
     max_states : int, default MAX_STATES
@@ -546,6 +548,11 @@ class _OverBudget(Exception):
     pass
 
 
+#: The endgame search may examine ``budget * _WORK_PER_STATE`` layout-cells
+#: in all: an average state examines at most this many.
+_WORK_PER_STATE = 200
+
+
 def _endgame(cells: NDArray[np.int8], a: Analysis, budget: int) -> tuple[int, int] | None:
     """Best click by exhaustive search over the few remaining layouts.
 
@@ -568,7 +575,8 @@ def _endgame_values(
     information never hurts), then the search tries every other undecided
     cell and averages over the numbers it could show.  Certain mines are
     fixed, so only undecided cells enter the layouts.  Returns None if the
-    search needs more than ``budget`` states or no click is undecided.
+    search needs more than ``budget`` states, or examines more than
+    ``budget * _WORK_PER_STATE`` layout-cells, or no click is undecided.
     """
     p = a.probabilities
     known = (cells < 0) & (p == 1.0)
@@ -590,6 +598,9 @@ def _endgame_values(
     clickable = [bool(cells[r, c] == HIDDEN) for r, c in unknown]
     full = (1 << len(unknown)) - 1
     memo: dict[frozenset[int], float] = {}
+    # Work left: every state costs the layouts it examines per candidate
+    # cell, so a few wide states cannot run for minutes within the budget.
+    work = [budget * _WORK_PER_STATE]
 
     def value(group: frozenset[int]) -> float:
         if len(group) == 1:
@@ -597,7 +608,8 @@ def _endgame_values(
         got = memo.get(group)
         if got is not None:
             return got
-        if len(memo) >= budget:
+        work[0] -= len(group) * len(unknown)
+        if len(memo) >= budget or work[0] < 0:
             raise _OverBudget
         union = 0
         for lay in group:
