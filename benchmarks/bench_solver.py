@@ -302,6 +302,103 @@ def test_analyze_hard_expert(benchmark: Any) -> None:
     benchmark.pedantic(lambda: [_cold(c, m) for c, m in positions], rounds=1, iterations=1)
 
 
+#: A late expert position from a real game (99 mines; ``.`` hidden) where
+#: the endgame search lists 192 layouts over 30 undecided cells, 10 of them
+#: unconstrained: the listing that checked each number only at its last cell
+#: explored a large dead tree here.
+_LATE_EXPERT = [
+    "0000000001.101..1001122.......",
+    "00000012221212221001.3........",
+    "1221002..101.100000113...4....",
+    "1..1002.43122210000001233..3..",
+    "23210024.3.22.1122101110123.21",
+    ".211001..433.433..211.33212220",
+    "23.100123.3.4..4.5.212...11.10",
+    "1.321000114.43.424.31135421221",
+    "112.1000113.2112.23.201..101.2",
+    "013331113.421002222.311221012.",
+    "01..2.22...10012.112.211221011",
+    "012222..3432001.32023.33..2100",
+    "011101..34.31113.212.3..54.111",
+    "01.21112...4.214.31.223..4221.",
+    "123..102343.34.4.2111024.3.221",
+    "..2..101.1112..31100001.222.10",
+]
+
+
+def _late_expert() -> tuple[np.ndarray, Any, int, list[tuple[int, int]]]:
+    cells = np.array(
+        [[H if ch == "." else int(ch) for ch in row] for row in _LATE_EXPERT], dtype=np.int8
+    )
+    a = analyze(cells, 99)
+    p = a.probabilities
+    known = (cells < 0) & (p == 1.0)
+    unknown = [(int(r), int(c)) for r, c in np.argwhere((cells < 0) & (p > 0) & (p < 1)).tolist()]
+    return cells, known, a.mines_left - int(np.count_nonzero(known)), unknown
+
+
+def test_endgame_layouts_late_expert(benchmark: Any) -> None:
+    from numsweeper.solver.policy import _layouts
+
+    cells, known, mines, unknown = _late_expert()
+    index = {rc: i for i, rc in enumerate(unknown)}
+    out = benchmark(_layouts, cells, known, mines, unknown, index)
+    assert len(out) == analyze(cells, 99).layouts == 192
+
+
+def test_endgame_layouts_unpruned_baseline(benchmark: Any) -> None:
+    # the plain backtracking the endgame used before: cells in row-major
+    # order, each number checked only once its last cell is placed
+    cells, known, mines, unknown = _late_expert()
+    out = benchmark.pedantic(
+        unpruned_layouts, (cells, known, mines, unknown), rounds=size(3, 1), iterations=1
+    )
+    assert len(out) == 192
+
+
+def unpruned_layouts(
+    cells: np.ndarray, known: np.ndarray, mines: int, unknown: list[tuple[int, int]]
+) -> list[int]:
+    index = {rc: i for i, rc in enumerate(unknown)}
+    known_nb = adjacent(known)
+    cons = []
+    for r, c in np.argwhere(cells >= 0).tolist():
+        members = [
+            index[(r + dr, c + dc)]
+            for dr in (-1, 0, 1)
+            for dc in (-1, 0, 1)
+            if (r + dr, c + dc) in index
+        ]
+        if members:
+            cons.append((int(cells[r, c] - known_nb[r, c]), members))
+    n = len(unknown)
+    of_cell: list[list[int]] = [[] for _ in range(n)]
+    for j, (_, members) in enumerate(cons):
+        for i in members:
+            of_cell[i].append(j)
+    last = [max(ms) for _, ms in cons]
+    need = [v for v, _ in cons]
+    out: list[int] = []
+
+    def place(i: int, left: int, lay: int) -> None:
+        if left < 0 or left > n - i:
+            return
+        if i == n:
+            if left == 0:
+                out.append(lay)
+            return
+        for bit in (0, 1):
+            for j in of_cell[i]:
+                need[j] -= bit
+            if all(need[j] >= 0 and (last[j] != i or need[j] == 0) for j in of_cell[i]):
+                place(i + 1, left - bit, lay | (bit << i))
+            for j in of_cell[i]:
+                need[j] += bit
+
+    place(0, mines, 0)
+    return out
+
+
 def _batch(k: int) -> np.ndarray:
     return np.stack([c for c, _ in (_typical() * k)[:k]])
 
