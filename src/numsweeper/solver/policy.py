@@ -197,6 +197,12 @@ class SolverPolicy:
     policy interface and unused: ties are broken deterministically (fewer
     hidden neighbours, then row-major).
 
+    The policy trusts that each visible state comes from a real game: its
+    local rules and its memory do not check that some layout explains the
+    state, so an inconsistent state may get a move instead of an
+    :class:`~numsweeper.InvalidBoardError` (the exact engine, when called,
+    still raises).  :func:`hint` and :func:`analyze` check every state.
+
     Examples
     --------
     >>> import numpy as np
