@@ -142,8 +142,8 @@ def local_rules(
 
 #: Boards with at least this many cells open at (3, 3) under 'opening';
 #: smaller ones at (2, 2).  Measured: on intermediate 16x16/40, (2, 2) won
-#: 89.20 % of 40,000 games against 88.74 % for (3, 3) over 120,000; expert
-#: keeps David Hill's (3, 3).
+#: 89.13 % of 140,000 games against 88.75 % for (3, 3) over 120,000 (see
+#: docs/win_rates.md); expert keeps David Hill's (3, 3).
 _FAR_OPENING_CELLS = 400
 
 
