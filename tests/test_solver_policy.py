@@ -96,6 +96,10 @@ def test_first_clicks() -> None:
     assert SolverPolicy("opening")(intermediate, [40], rng).tolist() == [[2, 2]]
     tiny = np.full((1, 3, 4), H, dtype=np.int8)
     assert SolverPolicy("opening")(tiny, [2], rng).tolist() == [[1, 1]]
+    # (3, 3) from 400 cells on
+    for shape, click in (((20, 20), [3, 3]), ((19, 21), [2, 2]), ((8, 60), [3, 3])):
+        board = np.full((1, *shape), H, dtype=np.int8)
+        assert SolverPolicy("opening")(board, [40], rng).tolist() == [click]
     with pytest.raises(ValueError, match="first_click"):
         SolverPolicy("corner")
 
@@ -179,7 +183,9 @@ def test_endgame_search_gives_up_when_its_work_exceeds_the_budget(
     cells = np.array([[H, H], [1, 1], [0, 0], [1, 1], [H, H]], dtype=np.int8)
     a = analyze(cells, 2)
     assert _endgame(cells, a, 4) is not None  # the search needs 4 states
-    monkeypatch.setattr(module, "_WORK_PER_STATE", 4)  # but more than 4 * 4 work
+    # ... and 32 layout-cells of work (4 states x 2 layouts x 4 cells): a
+    # limit of exactly 4 * 4 * 2 would still pass, 4 * 4 must not
+    monkeypatch.setattr(module, "_WORK_PER_STATE", 4)
     assert _endgame(cells, a, 4) is None
     assert _endgame(cells, a, 8) is not None
 
@@ -387,6 +393,48 @@ def test_endgame_layouts_are_every_fitting_layout_in_cell_order() -> None:
         assert _layouts(cells, known, left, unknown, index) == expected
         checked += bool(expected)
     assert checked > 300
+
+
+#: A late expert position (99 mines, ``.`` hidden): 192 layouts over 30
+#: undecided cells, 10 of them unconstrained (also in bench_solver.py).
+_LATE_EXPERT = [
+    "0000000001.101..1001122.......",
+    "00000012221212221001.3........",
+    "1221002..101.100000113...4....",
+    "1..1002.43122210000001233..3..",
+    "23210024.3.22.1122101110123.21",
+    ".211001..433.433..211.33212220",
+    "23.100123.3.4..4.5.212...11.10",
+    "1.321000114.43.424.31135421221",
+    "112.1000113.2112.23.201..101.2",
+    "013331113.421002222.311221012.",
+    "01..2.22...10012.112.211221011",
+    "012222..3432001.32023.33..2100",
+    "011101..34.31113.212.3..54.111",
+    "01.21112...4.214.31.223..4221.",
+    "123..102343.34.4.2111024.3.221",
+    "..2..101.1112..31100001.222.10",
+]
+
+
+def test_endgame_layout_listing_prunes_dead_branches_early() -> None:
+    # The listing takes about 3,000 steps here; the old one (each number
+    # checked only at its last cell, unconstrained cells interleaved) took
+    # about 100 times as many.  A step limit stops it on any position.
+    from numsweeper.solver.policy import _layouts, _OverBudget
+
+    cells = np.array(
+        [[H if ch == "." else int(ch) for ch in row] for row in _LATE_EXPERT], dtype=np.int8
+    )
+    a = analyze(cells, 99)
+    p = a.probabilities
+    known = (cells < 0) & (p == 1.0)
+    unknown = [(int(r), int(c)) for r, c in np.argwhere((cells < 0) & (p > 0) & (p < 1)).tolist()]
+    index = {rc: i for i, rc in enumerate(unknown)}
+    mines = a.mines_left - int(np.count_nonzero(known))
+    assert len(_layouts(cells, known, mines, unknown, index, 10_000)) == a.layouts == 192
+    with pytest.raises(_OverBudget):
+        _layouts(cells, known, mines, unknown, index, 1_000)
 
 
 def test_forced_pairs_can_never_be_told_apart_and_hold_at_most_one_mine() -> None:
