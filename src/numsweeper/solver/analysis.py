@@ -298,21 +298,28 @@ def _count_component(
     need: list[int],
     max_states: int,
 ) -> tuple[Poly, list[Poly]]:
-    """Polynomial and per-group mine-weighted polynomials of one component."""
-    fwd, fwd_active, plans = _forward(order, group_cons, sizes, need, max_states)
-    bwd, bwd_active, _ = _forward(order[::-1], group_cons, sizes, need, max_states)
+    """Polynomial and per-group mine-weighted polynomials of one component.
+
+    One forward pass counts the prefixes; one backward sweep over the same
+    states (the forward pass's graph, walked from the end) counts each
+    state's completions and, on the way, the mine-weighted marginal of every
+    group.  Walking the forward states, rather than running a second
+    dynamic programme from the other end, visits only states that some
+    prefix reaches: on expert frontiers an independent backward count held
+    about four times as many states at the same cuts.
+    """
+    fwd, _, plans = _forward(order, group_cons, sizes, need, max_states)
     n = len(order)
     polynomial = fwd[n][()]
-    marginals: list[Poly] = []
-    for i, g in enumerate(order):
+    marginals: list[Poly] = [{} for _ in order]
+    # after[key]: completions of order[i+1:] from that state of layer i + 1
+    after: dict[tuple[int, ...], Poly] = {(): {0: 1}}
+    for i in range(n - 1, -1, -1):
         get_keep, get_drop, fresh_needs, old_cons, lo0, hi0 = plans[i]
-        size = sizes[g]
-        # completions of order[i+1:], keyed by what they must still supply
-        right = bwd[n - i - 1]
-        after_pos = {c: j for j, c in enumerate(fwd_active[i + 1])}
-        pairs = [(need[c], after_pos[c]) for c in bwd_active[n - i - 1]]
-        weights = [math.comb(size, v) * v for v in range(size + 1)]
-        acc: Poly = {}
+        size = sizes[order[i]]
+        weights = [math.comb(size, v) for v in range(size + 1)]
+        here: dict[tuple[int, ...], Poly] = {}
+        acc = marginals[i]
         for key, poly in fwd[i].items():
             lo, hi = lo0, hi0
             for j, cap in old_cons:
@@ -321,19 +328,27 @@ def _count_component(
                     lo = k - cap
                 if k < hi:
                     hi = k
+            if lo > hi:
+                continue
             fixed = get_keep(key)
             base = get_drop(key) + fresh_needs
-            for v in range(max(lo, 1), hi + 1):  # v = 0 adds no mines
-                after = fixed + tuple([x - v for x in base])
-                tail = right.get(tuple([total - after[j] for total, j in pairs]))
+            completions: Poly = {}
+            for v in range(lo, hi + 1):
+                tail = after.get(fixed + tuple([x - v for x in base]))
                 if tail is None:
-                    continue
+                    continue  # no completion from there
                 w = weights[v]
-                for m1, p1 in poly.items():
-                    for m2, p2 in tail.items():
-                        t = m1 + m2 + v
-                        acc[t] = acc.get(t, 0) + w * p1 * p2
-        marginals.append(acc)
+                for m2, p2 in tail.items():
+                    completions[m2 + v] = completions.get(m2 + v, 0) + w * p2
+                if v:  # v = 0 adds no mines
+                    wv = w * v
+                    for m1, p1 in poly.items():
+                        for m2, p2 in tail.items():
+                            t = m1 + m2 + v
+                            acc[t] = acc.get(t, 0) + wv * p1 * p2
+            if completions:
+                here[key] = completions
+        after = here
     return polynomial, marginals
 
 
@@ -489,7 +504,7 @@ def analyze(
         group_of = group_of.ravel()
         sizes = np.bincount(group_of).tolist()
         n_groups = len(sigs)
-        group_cons = [row[row >= 0].tolist() for row in sigs]
+        group_cons = [[c for c in row if c >= 0] for row in sigs.tolist()]
         components, exact = _solve_frontier(group_cons, sizes, need, con_flat, cols, max_states)
         group_probs = [0.0] * n_groups
         polys = [comp.polynomial for comp in components]
@@ -586,14 +601,15 @@ def _solve_frontier(
 ) -> tuple[list[_Component], bool]:
     """Count every component; relax the constraints of any that overflows."""
     cons = [list(gc) for gc in group_cons]
+    where = con_flat.tolist()  # flat position of each constraint's number
     work = _split(list(range(len(cons))), cons)
     components: list[_Component] = []
     exact = True
     while work:
         groups = work.pop()
-        group_keys = [(tuple(int(con_flat[c]) for c in cons[g]), sizes[g]) for g in groups]
+        group_keys = [(tuple([where[c] for c in cons[g]]), sizes[g]) for g in groups]
         key = (
-            tuple(sorted({(int(con_flat[c]), need[c]) for g in groups for c in cons[g]})),
+            tuple(sorted({(where[c], need[c]) for g in groups for c in cons[g]})),
             tuple(sorted(group_keys)),
         )
         with _CACHE_LOCK:
