@@ -467,24 +467,19 @@ def analyze(
         )
 
     need_grid = cells.astype(np.int16) - adjacent_counts(known)
-    free_grid = adjacent_counts(unknown)
-    bad = revealed & ((need_grid < 0) | (need_grid > free_grid))
+    shape = _frontier(unknown, revealed)
+    bad = revealed & ((need_grid < 0) | (need_grid > shape.free_grid))
     if bad.any():
         r, c = np.argwhere(bad)[0]
         raise InvalidBoardError(
-            f"cell ({r}, {c}) shows {int(cells[r, c])} but has {int(free_grid[r, c])} hidden "
-            f"and {int(cells[r, c] - need_grid[r, c])} flagged neighbours"
+            f"cell ({r}, {c}) shows {int(cells[r, c])} but has {int(shape.free_grid[r, c])} "
+            f"hidden and {int(cells[r, c] - need_grid[r, c])} flagged neighbours"
         )
 
-    # Constraints: revealed numbers with at least one unknown neighbour.
-    con_flat = np.flatnonzero(revealed & (free_grid > 0))
+    con_flat = shape.con_flat
     need = need_grid.ravel()[con_flat].astype(np.int64).tolist()
-    near = np.zeros(rows * cols, dtype=bool)
-    if len(con_flat):
-        nb = _neighbours(con_flat, rows, cols)
-        near[nb[nb >= 0]] = True
-    front_flat = np.flatnonzero(near & unknown.ravel())
-    u = int(np.count_nonzero(unknown)) - len(front_flat)
+    front_flat = shape.front_flat
+    u = shape.unconstrained
 
     probs = np.full(rows * cols, np.nan)
     probs[known.ravel()] = 1.0
@@ -494,18 +489,10 @@ def analyze(
     exact = True
 
     if len(front_flat):
-        # Signature of a frontier cell: sorted ids of the constraints it touches.
-        nb = _neighbours(front_flat, rows, cols)
-        idx = np.searchsorted(con_flat, np.where(nb >= 0, nb, 0))
-        idx = np.minimum(idx, len(con_flat) - 1)
-        sig = np.where((nb >= 0) & (con_flat[idx] == nb), idx, -1)
-        sig.sort(axis=1)
-        sigs, group_of = np.unique(sig, axis=0, return_inverse=True)
-        group_of = group_of.ravel()
-        sizes = np.bincount(group_of).tolist()
-        n_groups = len(sigs)
-        group_cons = [[c for c in row if c >= 0] for row in sigs.tolist()]
-        components, exact = _solve_frontier(group_cons, sizes, need, con_flat, cols, max_states)
+        group_of = shape.group_of
+        sizes = shape.sizes
+        n_groups = len(sizes)
+        components, exact = _solve_frontier(shape, need, cols, max_states)
         group_probs = [0.0] * n_groups
         polys = [comp.polynomial for comp in components]
         group_safe = [False] * n_groups
@@ -566,6 +553,95 @@ def analyze(
     return Analysis(grid, safe, certain, exact, frontier, u, m)
 
 
+@dataclass(eq=False)
+class _Part:
+    """One frontier component's structure: its groups, numbers and shape key."""
+
+    groups: list[int]
+    cons: list[int]  # its constraints, by position on the board
+    group_keys: list[tuple[tuple[int, ...], int]]  # per group: positions of its numbers, size
+    shape_key: tuple[tuple[tuple[int, ...], int], ...]
+    order: list[int] | None = None  # elimination order, found on the first count
+
+
+@dataclass(eq=False)
+class _Frontier:
+    """What a position's structure fixes, whatever its numbers show.
+
+    Which cells are numbers and which are hidden decides the constraints, the
+    groups and the components; only the needs change between the numbers a
+    look-ahead probe tries on one cell.  Never mutated once built.
+    """
+
+    free_grid: NDArray[np.int8]
+    con_flat: NDArray[np.intp]
+    where: list[int]
+    front_flat: NDArray[np.intp]
+    group_of: NDArray[np.intp]
+    sizes: list[int]
+    group_cons: list[list[int]]
+    parts: list[_Part]
+    unconstrained: int
+
+
+# The last few structures, keyed by the revealed and unknown masks: the
+# look-ahead tries several numbers on one cell, and each is the same structure.
+_SHAPES: OrderedDict[Any, _Frontier] = OrderedDict()
+_SHAPES_KEPT = 8
+
+
+def _frontier(unknown: NDArray[np.bool_], revealed: NDArray[np.bool_]) -> _Frontier:
+    """The structure of a position, through a small cache."""
+    key = (unknown.shape, np.packbits(unknown).tobytes(), np.packbits(revealed).tobytes())
+    with _CACHE_LOCK:
+        hit = _SHAPES.get(key)
+        if hit is not None:
+            _SHAPES.move_to_end(key)
+            return hit
+    rows, cols = unknown.shape
+    free_grid = adjacent_counts(unknown)
+    # Constraints: revealed numbers with at least one unknown neighbour.
+    con_flat = np.flatnonzero(revealed & (free_grid > 0))
+    near = np.zeros(rows * cols, dtype=bool)
+    if len(con_flat):
+        nb = _neighbours(con_flat, rows, cols)
+        near[nb[nb >= 0]] = True
+    front_flat = np.flatnonzero(near & unknown.ravel())
+    u = int(np.count_nonzero(unknown)) - len(front_flat)
+    where = con_flat.tolist()  # board position of each constraint's number
+    group_of = np.zeros(0, dtype=np.intp)
+    sizes: list[int] = []
+    group_cons: list[list[int]] = []
+    parts: list[_Part] = []
+    if len(front_flat):
+        # Signature of a frontier cell: sorted ids of the constraints it touches.
+        nb = _neighbours(front_flat, rows, cols)
+        idx = np.searchsorted(con_flat, np.where(nb >= 0, nb, 0))
+        idx = np.minimum(idx, len(con_flat) - 1)
+        sig = np.where((nb >= 0) & (con_flat[idx] == nb), idx, -1)
+        sig.sort(axis=1)
+        sigs, group_of = np.unique(sig, axis=0, return_inverse=True)
+        group_of = group_of.ravel()
+        sizes = np.bincount(group_of).tolist()
+        group_cons = [[c for c in row if c >= 0] for row in sigs.tolist()]
+        parts = [
+            _part(groups, group_cons, sizes, where)
+            for groups in _split(list(range(len(sizes))), group_cons)
+        ]
+    shape = _Frontier(free_grid, con_flat, where, front_flat, group_of, sizes, group_cons, parts, u)
+    with _CACHE_LOCK:
+        _SHAPES[key] = shape
+        while len(_SHAPES) > _SHAPES_KEPT:
+            _SHAPES.popitem(last=False)
+    return shape
+
+
+def _part(groups: list[int], cons: list[list[int]], sizes: list[int], where: list[int]) -> _Part:
+    group_keys = [(tuple([where[c] for c in cons[g]]), sizes[g]) for g in groups]
+    numbers = sorted({c for g in groups for c in cons[g]}, key=where.__getitem__)
+    return _Part(groups, numbers, group_keys, tuple(sorted(group_keys)))
+
+
 def _split(groups: list[int], cons: list[list[int]]) -> list[list[int]]:
     """Connected components of groups that share a constraint."""
     by_con: dict[int, list[int]] = {}
@@ -592,55 +668,54 @@ def _split(groups: list[int], cons: list[list[int]]) -> list[list[int]]:
 
 
 def _solve_frontier(
-    group_cons: list[list[int]],
-    sizes: list[int],
-    need: list[int],
-    con_flat: NDArray[np.intp],
-    cols: int,
-    max_states: int,
+    shape: _Frontier, need: list[int], cols: int, max_states: int
 ) -> tuple[list[_Component], bool]:
     """Count every component; relax the constraints of any that overflows."""
-    cons = [list(gc) for gc in group_cons]
-    where = con_flat.tolist()  # flat position of each constraint's number
-    work = _split(list(range(len(cons))), cons)
+    cons = shape.group_cons
+    sizes = shape.sizes
+    where = shape.where
+    work = list(shape.parts)
     components: list[_Component] = []
     exact = True
     while work:
-        groups = work.pop()
-        group_keys = [(tuple([where[c] for c in cons[g]]), sizes[g]) for g in groups]
-        key = (
-            tuple(sorted({(where[c], need[c]) for g in groups for c in cons[g]})),
-            tuple(sorted(group_keys)),
-        )
+        part = work.pop()
+        key = (tuple([(where[c], need[c]) for c in part.cons]), part.shape_key)
         with _CACHE_LOCK:
             hit = _CACHE.get(key)
             if hit is not None:
                 _CACHE.move_to_end(key)
         if hit is not None:
             poly, by_group = hit
-            margs = [by_group[gk] for gk in group_keys]
-            components.append(_Component(groups, poly, margs))
+            margs = [by_group[gk] for gk in part.group_keys]
+            components.append(_Component(part.groups, poly, margs))
             continue
-        order = _elimination_order(groups, cons)
+        if part.order is None:
+            part.order = _elimination_order(part.groups, cons)
+        order = part.order
         try:
             poly, margs = _count_component(order, cons, sizes, need, max_states)
         except _Empty as exc:
-            flat = int(con_flat[exc.constraint])
+            flat = where[exc.constraint]
             raise InvalidBoardError(
                 f"no layout satisfies the number at cell ({flat // cols}, {flat % cols}) "
                 "together with its neighbours"
             ) from None
         except _TooLarge as exc:
-            # Forget every constraint that straddles the overflowing cut.
+            # Forget every constraint that straddles the overflowing cut (in
+            # a copy: the structure is shared with other positions).
             exact = False
             drop = set(exc.active)
-            for g in groups:
+            if cons is shape.group_cons:
+                cons = [list(gc) for gc in cons]
+            for g in part.groups:
                 cons[g] = [c for c in cons[g] if c not in drop]
-            work.extend(_split(groups, cons))
+            work.extend(_part(gs, cons, sizes, where) for gs in _split(part.groups, cons))
             continue
         components.append(_Component(order, poly, margs))
         position = {g: i for i, g in enumerate(order)}
-        by_group = {gk: margs[position[g]] for g, gk in zip(groups, group_keys, strict=True)}
+        by_group = {
+            gk: margs[position[g]] for g, gk in zip(part.groups, part.group_keys, strict=True)
+        }
         with _CACHE_LOCK:
             _CACHE[key] = (poly, by_group)
             if len(_CACHE) > _CACHE_SIZE:
