@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 from fractions import Fraction
@@ -257,3 +258,46 @@ def test_component_cache_hits_match_fresh_counts() -> None:
         np.testing.assert_array_equal(again.probabilities, a.probabilities)
         assert again.layouts == a.layouts
         np.testing.assert_array_equal(again.safe, a.safe)
+
+
+def test_numbers_tried_on_one_cell_share_a_structure_and_match_brute_force() -> None:
+    # The look-ahead's probes: one structure (which cells are numbers and
+    # which hidden), every number tried in turn on one cell.  Each count
+    # reuses the cached structure; half the time a relaxed count of the same
+    # structure runs first, and must leave nothing behind.
+    from numsweeper.solver import analysis
+
+    rng = np.random.default_rng(31)
+    checked = invalid = 0
+    while checked < 150:
+        cells, mines, _ = random_position(rng)
+        cells[cells == F] = H
+        shown = np.argwhere(cells >= 0)
+        if not len(shown):
+            continue
+        r, c = (int(v) for v in shown[rng.integers(len(shown))])
+        relax_first = bool(rng.integers(2))
+        analysis._SHAPES.clear()
+        tried = False
+        for n in range(9):
+            probe = cells.copy()
+            probe[r, c] = n
+            ref = brute(probe, mines)
+            if ref is None:
+                break
+            count, probs = ref
+            tried = True
+            if relax_first:
+                with contextlib.suppress(ns.InvalidBoardError):
+                    analyze(probe, mines, max_states=1)
+            if count == 0:
+                with pytest.raises(ns.InvalidBoardError):
+                    analyze(probe, mines)
+                invalid += 1
+                continue
+            a = analyze(probe, mines)
+            assert a.exact and a.layouts == count
+            np.testing.assert_allclose(a.probabilities, probs, rtol=0, atol=1e-12)
+            checked += 1
+        assert len(analysis._SHAPES) == tried  # every number used one structure
+    assert invalid > 40

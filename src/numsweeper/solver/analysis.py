@@ -6,11 +6,12 @@ The engine follows the classic scheme (see ``shared/DESIGN.md``):
 2. hidden cells with exactly the same constraints form a *group* (only the
    number of mines in a group matters, weighted by a binomial);
 3. groups split into independent frontier *components*;
-4. each component is counted by mine total with a forward-backward dynamic
-   programme over its groups (a transfer-matrix count whose state is the
-   remaining need of the constraints that straddle the current cut), which
-   gives the component's polynomial ``P(x) = sum_m layouts(m) x^m`` and, per
-   group, the mine-weighted polynomial needed for marginals;
+4. each component is counted by mine total with a forward dynamic programme
+   over its groups (a transfer-matrix count whose state is the remaining need
+   of the constraints that straddle the current cut), which gives the
+   component's polynomial ``P(x) = sum_m layouts(m) x^m``; a backward sweep
+   over the same states counts their completions and, per group, the
+   mine-weighted polynomial needed for marginals;
 5. components combine by convolution, and a frontier total ``K`` is weighted by
    ``C(U, M - K)`` where ``U`` counts the hidden cells off the frontier.
 
@@ -431,7 +432,10 @@ def analyze(
 
     Counted components are kept in a small LRU cache keyed by their
     structure (positions and needs of the numbers, sizes of the groups), so
-    successive positions of one game recount only what changed.
+    successive positions of one game recount only what changed.  The last
+    few positions' structures (constraints, groups, components, which depend
+    on where the numbers are but not on what they show) are cached too, so
+    trying each number on one cell builds the structure once.
 
     Examples
     --------
