@@ -23,6 +23,7 @@ float division happens at the very end and is correctly rounded.
 
 from __future__ import annotations
 
+import functools
 import math
 import threading
 from collections import OrderedDict
@@ -207,6 +208,12 @@ def _getter(index: list[int]) -> Callable[[tuple[int, ...]], tuple[int, ...]]:
     return itemgetter(*index)
 
 
+@functools.cache
+def _weights(size: int) -> list[int]:
+    """``C(size, v)`` for ``v = 0..size`` (never mutated)."""
+    return [math.comb(size, v) for v in range(size + 1)]
+
+
 def _forward(
     order: list[int],
     group_cons: list[list[int]],
@@ -238,26 +245,36 @@ def _forward(
         cons = group_cons[g]
         size = sizes[g]
         in_cons = set(cons)
-        pos = {c: j for j, c in enumerate(active)}
-        opened = [c for c in cons if first[c] == i]
-        # New key = unchanged needs + needs that drop by v (old, then opened).
-        keep = [c for c in active if last[c] > i and c not in in_cons]
-        drop = [c for c in active if last[c] > i and c in in_cons]
-        fresh = [c for c in opened if last[c] > i]
-        new_active = keep + drop + fresh
-        get_keep = _getter([pos[c] for c in keep])
-        get_drop = _getter([pos[c] for c in drop])
-        fresh_needs = tuple(need[c] for c in fresh)
         # bounds on v from each of g's constraints: need - capacity left after g
         for c in cons:
             capacity[c] -= size
-        old_cons = [(pos[c], capacity[c]) for c in cons if c in pos]
+        # New key = unchanged needs + needs that drop by v (old, then opened).
+        keep: list[int] = []
+        drop: list[int] = []
+        keep_at: list[int] = []
+        drop_at: list[int] = []
+        old_cons: list[tuple[int, int]] = []
+        for j, c in enumerate(active):
+            if c in in_cons:
+                old_cons.append((j, capacity[c]))
+                if last[c] > i:
+                    drop.append(c)
+                    drop_at.append(j)
+            elif last[c] > i:
+                keep.append(c)
+                keep_at.append(j)
+        opened = [c for c in cons if first[c] == i]
+        fresh = [c for c in opened if last[c] > i]
+        new_active = keep + drop + fresh
+        get_keep = _getter(keep_at)
+        get_drop = _getter(drop_at)
+        fresh_needs = tuple([need[c] for c in fresh])
         lo0, hi0 = 0, size
         for c in opened:
             lo0 = max(lo0, need[c] - capacity[c])
             hi0 = min(hi0, need[c])
         plans.append((get_keep, get_drop, fresh_needs, old_cons, lo0, hi0))
-        weights = [math.comb(size, v) for v in range(size + 1)]
+        weights = _weights(size)
         new_layer: dict[tuple[int, ...], Poly] = {}
         for key, poly in layer.items():
             lo, hi = lo0, hi0
@@ -318,7 +335,7 @@ def _count_component(
     for i in range(n - 1, -1, -1):
         get_keep, get_drop, fresh_needs, old_cons, lo0, hi0 = plans[i]
         size = sizes[order[i]]
-        weights = [math.comb(size, v) for v in range(size + 1)]
+        weights = _weights(size)
         here: dict[tuple[int, ...], Poly] = {}
         acc = marginals[i]
         for key, poly in fwd[i].items():
