@@ -631,29 +631,31 @@ def _endgame_values(
         if len(memo) >= budget or work[0] < 0:
             raise _OverBudget
         union = 0
+        inter = full
         for lay in group:
             union |= lay
+            inter &= lay
         free = full & ~union
-        # reveal every certainly safe cell at once: partition by their numbers
+        # Reveal every certainly safe cell at once: partition by their
+        # numbers.  Only safe cells next to an undecided cell can show
+        # different numbers in different layouts.
+        varying = union & ~inter
+        bits = [i for i in range(len(unknown)) if free >> i & 1 and nbr[i] & varying]
         parts: dict[tuple[int, ...], list[int]] = {}
-        bits = [i for i in range(len(unknown)) if free >> i & 1]
-        for lay in group:
-            key = tuple((lay & nbr[i]).bit_count() for i in bits)
-            parts.setdefault(key, []).append(lay)
+        if bits:
+            for lay in group:
+                key = tuple([(lay & nbr[i]).bit_count() for i in bits])
+                parts.setdefault(key, []).append(lay)
         if len(parts) > 1:
             result = sum(len(q) * value(frozenset(q)) for q in parts.values()) / len(group)
         else:
-            result = max((click(group, i) for i in risky(group, union)), default=0.0)
+            result = max((click(group, i) for i in risky(union, inter)), default=0.0)
         memo[group] = result
         return result
 
-    def risky(group: frozenset[int], union: int) -> list[int]:
-        inter = full
-        for lay in group:
-            inter &= lay
-        return [
-            i for i in range(len(unknown)) if union >> i & 1 and not inter >> i & 1 and clickable[i]
-        ]
+    def risky(union: int, inter: int) -> list[int]:
+        undecided = union & ~inter
+        return [i for i in range(len(unknown)) if undecided >> i & 1 and clickable[i]]
 
     def click(group: frozenset[int], i: int) -> float:
         parts: dict[int, list[int]] = {}
@@ -664,9 +666,11 @@ def _endgame_values(
 
     root = frozenset(layouts)
     union = 0
+    inter = full
     for lay in root:
         union |= lay
-    options = risky(root, union)
+        inter &= lay
+    options = risky(union, inter)
     if not options:
         return None
     try:
