@@ -243,6 +243,7 @@ def _cold(cells: np.ndarray, mines: int) -> Any:
     from numsweeper.solver import analysis
 
     analysis._CACHE.clear()
+    analysis._SHAPES.clear()
     return analyze(cells, mines)
 
 
@@ -300,6 +301,118 @@ def test_backtrack_long_frontier_baseline(benchmark: Any) -> None:
 def test_analyze_hard_expert(benchmark: Any) -> None:
     positions = hard_positions(size(5, 1))
     benchmark.pedantic(lambda: [_cold(c, m) for c, m in positions], rounds=1, iterations=1)
+
+
+def _probes() -> list[list[tuple[np.ndarray, int]]]:
+    """Look-ahead probes: per typical position, every number its safest
+    frontier cell can show, in the order the policy tries them."""
+    if "probes" not in _CACHE:
+        groups = []
+        for cells, mines in _typical():
+            p = analyze(cells, mines).probabilities
+            front = (cells == H) & (adjacent(cells >= 0) > 0)
+            if not front.any():
+                continue
+            r, c = np.unravel_index(np.argmin(np.where(front, p, np.inf)), p.shape)
+            probes = []
+            for n in range(9):
+                probe = cells.copy()
+                probe[r, c] = n
+                with contextlib.suppress(ns.InvalidBoardError):
+                    analyze(probe, mines)
+                    probes.append((probe, mines))
+            groups.append(probes)
+        _CACHE["probes"] = groups
+    return _CACHE["probes"]  # type: ignore[no-any-return]
+
+
+def _look_ahead(groups: list[list[tuple[np.ndarray, int]]], engine: str) -> list[Any]:
+    """Analyse each cell's probes in turn, caches cleared per cell.
+
+    ``engine='previous'`` swaps in the engine before commit 0e26f58: a second
+    count from the far end of each component for the marginals, and no
+    cached structure.
+    """
+    from numsweeper.solver import analysis
+
+    out = []
+    with _previous_engine() if engine == "previous" else contextlib.nullcontext():
+        for probes in groups:
+            analysis._CACHE.clear()
+            analysis._SHAPES.clear()
+            for cells, mines in probes:
+                if engine == "previous":
+                    analysis._SHAPES.clear()
+                out.append(analyze(cells, mines))
+    return out
+
+
+@contextlib.contextmanager
+def _previous_engine() -> Iterator[None]:
+    from numsweeper.solver import analysis
+
+    saved = analysis._count_component
+    analysis._count_component = two_pass_count_component  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        analysis._count_component = saved  # type: ignore[assignment]
+
+
+def two_pass_count_component(
+    order: list[int],
+    group_cons: list[list[int]],
+    sizes: list[int],
+    need: list[int],
+    max_states: int,
+) -> tuple[dict[int, int], list[dict[int, int]]]:
+    """The component count before commit 0e26f58: forward, then an
+    independent count from the other end, then the marginals."""
+    from numsweeper.solver.analysis import _forward
+
+    fwd, fwd_active, plans = _forward(order, group_cons, sizes, need, max_states)
+    bwd, bwd_active, _ = _forward(order[::-1], group_cons, sizes, need, max_states)
+    n = len(order)
+    marginals = []
+    for i, g in enumerate(order):
+        get_keep, get_drop, fresh_needs, old_cons, lo0, hi0 = plans[i]
+        right = bwd[n - i - 1]
+        after_pos = {c: j for j, c in enumerate(fwd_active[i + 1])}
+        pairs = [(need[c], after_pos[c]) for c in bwd_active[n - i - 1]]
+        weights = [math.comb(sizes[g], v) * v for v in range(sizes[g] + 1)]
+        acc: dict[int, int] = {}
+        for key, poly in fwd[i].items():
+            lo, hi = lo0, hi0
+            for j, cap in old_cons:
+                lo, hi = max(lo, key[j] - cap), min(hi, key[j])
+            fixed = get_keep(key)
+            base = get_drop(key) + fresh_needs
+            for v in range(max(lo, 1), hi + 1):
+                after = fixed + tuple([x - v for x in base])
+                tail = right.get(tuple([total - after[j] for total, j in pairs]))
+                if tail is None:
+                    continue
+                for m1, p1 in poly.items():
+                    for m2, p2 in tail.items():
+                        acc[m1 + m2 + v] = acc.get(m1 + m2 + v, 0) + weights[v] * p1 * p2
+        marginals.append(acc)
+    return fwd[n][()], marginals
+
+
+def test_analyze_look_ahead_probes(benchmark: Any) -> None:
+    groups = _probes()
+    benchmark(_look_ahead, groups, "current")
+    benchmark.extra_info["probes"] = sum(len(g) for g in groups)
+
+
+def test_analyze_look_ahead_probes_previous_engine_baseline(benchmark: Any) -> None:
+    groups = _probes()
+    new, old = _look_ahead(groups, "current"), _look_ahead(groups, "previous")
+    for a, b in zip(new, old, strict=True):  # the same exact answers
+        np.testing.assert_array_equal(a.probabilities, b.probabilities)
+        assert a.layouts == b.layouts
+    benchmark(_look_ahead, groups, "previous")
+    benchmark.extra_info["probes"] = sum(len(g) for g in groups)
 
 
 #: A late expert position from a real game (99 mines; ``.`` hidden) where
