@@ -301,3 +301,67 @@ def test_numbers_tried_on_one_cell_share_a_structure_and_match_brute_force() -> 
             checked += 1
         assert len(analysis._SHAPES) == tried  # every number used one structure
     assert invalid > 40
+
+
+def test_the_guard_counts_forward_states_only() -> None:
+    # Every cut of this board's forward count holds at most 3 states, so a
+    # guard of 7 counts it exactly and a guard of 2 does not.  The engine
+    # before commit 0e26f58 also ran an independent count from the far end,
+    # which overflowed a guard of 7 here and relaxed the board (476 layouts
+    # instead of 48).
+    cells = np.array(
+        [
+            [H, 4, H, H, H, 1],
+            [H, H, 4, H, H, H],
+            [5, H, H, H, 1, 1],
+            [H, H, H, H, H, H],
+            [2, 4, 5, H, H, 3],
+            [H, 1, H, H, H, H],
+            [0, H, H, H, H, H],
+        ],
+        dtype=np.int8,
+    )
+    from numsweeper.solver import analysis
+
+    analysis._CACHE.clear()  # counted components are cached whatever the guard
+    assert not analyze(cells, 17, max_states=2).exact
+    analysis._CACHE.clear()
+    guarded, free = analyze(cells, 17, max_states=7), analyze(cells, 17)
+    assert guarded.exact and free.exact and guarded.layouts == free.layouts == 48
+    np.testing.assert_array_equal(guarded.probabilities, free.probabilities)
+
+
+def test_trusting_flags_or_not_back_to_back_matches_brute_force() -> None:
+    # The same board with and without trusted flags has different unknown
+    # cells, so the two must not share a cached structure.
+    rng = np.random.default_rng(41)
+    checked = 0
+    while checked < 200:
+        cells, mines, layout = random_position(rng)
+        if not (cells == F).any() or ((cells == F) & ~layout).any():
+            continue
+        for trust in (False, True, False):
+            ref = brute(cells, mines, trust)
+            if ref is None:
+                break
+            a = analyze(cells, mines, trust_flags=trust)
+            assert a.layouts == ref[0]
+            np.testing.assert_allclose(a.probabilities, ref[1], rtol=0, atol=1e-12)
+        else:
+            checked += 1
+
+
+def test_structure_cache_keeps_few_huge_boards() -> None:
+    from numsweeper.solver import analysis
+
+    analysis._SHAPES.clear()
+    cells = np.full((3000, 1500), H, dtype=np.int8)  # 4.5 million cells
+    cells[0, 0] = 0
+    cells[0, 1] = cells[1, 0] = cells[1, 1] = 0
+    analyze(cells, 1000)
+    assert len(analysis._SHAPES) == 0  # more cells than the cache may hold
+    small = np.full((9, 9), H, dtype=np.int8)
+    for n in range(12):
+        small[n // 9, n % 9] = 0
+        analyze(small, 10)
+    assert len(analysis._SHAPES) == analysis._SHAPES_KEPT

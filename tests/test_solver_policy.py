@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 
 import numpy as np
@@ -498,6 +499,74 @@ def test_clicking_either_cell_of_a_forced_pair_is_an_optimal_move() -> None:
             assert values[cell] >= best - 1e-12, (cells.tolist(), mines, cell, values)
         checked += 1
     assert checked > 300
+
+
+def plain_click_values(cells: np.ndarray, mines: int) -> dict[tuple[int, int], float]:
+    """Win probability of each first click under perfect play, by the
+    textbook expectimax: enumerate the layouts, reveal certainly safe cells
+    one at a time, try every other cell that is not certainly a mine."""
+    hidden = [tuple(rc) for rc in np.argwhere(cells < 0).tolist()]
+    shown = cells >= 0
+    layouts = []
+    for combo in itertools.combinations(hidden, mines):
+        lay = np.zeros(cells.shape, dtype=bool)
+        for c in combo:
+            lay[c] = True
+        if np.array_equal(adjacent_counts(lay)[shown], cells[shown]):
+            layouts.append((frozenset(combo), adjacent_counts(lay)))
+
+    def split(group: tuple[int, ...], cell: tuple[int, int]) -> list[tuple[int, ...]]:
+        parts: dict[int, list[int]] = {}
+        for i in group:
+            if cell not in layouts[i][0]:
+                parts.setdefault(int(layouts[i][1][cell]), []).append(i)
+        return [tuple(q) for q in parts.values()]
+
+    Seen = frozenset[tuple[int, int]]
+
+    def mine(c: tuple[int, int], group: tuple[int, ...]) -> bool:
+        return all(c in layouts[i][0] for i in group)
+
+    @functools.cache
+    def value(group: tuple[int, ...], seen: Seen) -> float:
+        open_ = [c for c in hidden if c not in seen]
+        if all(mine(c, group) for c in open_):
+            return 1.0  # only mines are left: won
+        for c in open_:
+            if not any(c in layouts[i][0] for i in group):  # certainly safe
+                return click(group, seen, c)
+        return max(click(group, seen, c) for c in open_ if not mine(c, group))
+
+    def click(group: tuple[int, ...], seen: Seen, c: tuple[int, int]) -> float:
+        return sum(len(q) * value(q, seen | {c}) for q in split(group, c)) / len(group)
+
+    root = tuple(range(len(layouts)))
+    return {
+        c: click(root, frozenset(), c)
+        for c in hidden
+        if any(c in layouts[i][0] for i in root) and not all(c in layouts[i][0] for i in root)
+    }
+
+
+def test_endgame_values_match_a_plain_expectimax() -> None:
+    from numsweeper.solver.policy import _endgame_values
+
+    rng = np.random.default_rng(8)
+    checked = 0
+    for _ in range(1500):
+        cells, mines = _small_position(rng, 1, 0.5)
+        a = analyze(cells, mines)
+        if len(a.safe) or a.layouts > 40 or np.count_nonzero(cells < 0) > 14:
+            continue
+        values = _endgame_values(cells, a, 10**6)
+        if values is None:
+            continue
+        ref = plain_click_values(cells, mines)
+        assert values.keys() == ref.keys()
+        for cell, v in ref.items():
+            assert abs(values[cell] - v) < 1e-12, (cells.tolist(), mines, cell, values, ref)
+        checked += 1
+    assert checked > 150
 
 
 def test_a_forced_fifty_fifty_is_guessed_before_a_safer_avoidable_guess() -> None:

@@ -441,11 +441,15 @@ def analyze(
     Cost grows with the number of states at the widest cut of a frontier
     component (the needs of the numbers the cut separates), not with the
     number of layouts: long frontiers with billions of layouts count in
-    milliseconds.  If a cut holds more than ``max_states`` states, the
-    constraints active at that cut are dropped (relaxed) one at a time,
-    largest need first, until the component fits; the result then has
+    milliseconds.  If a cut of the forward count holds more than
+    ``max_states`` states, every constraint active at that cut is dropped
+    (relaxed), the component splits where it can, and the parts are counted
+    again (repeatedly, if a part overflows too); the result then has
     ``exact=False``.  A relaxation only adds layouts, so a cell it calls
     certainly safe (or certainly mined) is so in the exact problem too.
+    (Before numsweeper's backward sweep walked the forward states, an
+    independent backward count could overflow where the forward one did
+    not; such positions are now counted exactly.)
 
     Counted components are kept in a small LRU cache keyed by their
     structure (positions and needs of the numbers, sizes of the groups), so
@@ -591,7 +595,10 @@ class _Frontier:
 
     Which cells are numbers and which are hidden decides the constraints, the
     groups and the components; only the needs change between the numbers a
-    look-ahead probe tries on one cell.  Never mutated once built.
+    look-ahead probe tries on one cell.  Never mutated once built (its
+    arrays are read-only), except that each part's elimination order is
+    filled in on its first count: it depends on the structure alone, so a
+    race between threads computes the same order twice.
     """
 
     free_grid: NDArray[np.int8]
@@ -609,6 +616,10 @@ class _Frontier:
 # look-ahead tries several numbers on one cell, and each is the same structure.
 _SHAPES: OrderedDict[Any, _Frontier] = OrderedDict()
 _SHAPES_KEPT = 8
+#: ... and at most this many cells in all (each structure holds a few
+#: full-board arrays): expert boards keep 8, a 2000 x 2000 board keeps one,
+#: larger ones none.
+_SHAPES_CELLS = 4_000_000
 
 
 def _frontier(unknown: NDArray[np.bool_], revealed: NDArray[np.bool_]) -> _Frontier:
@@ -649,10 +660,12 @@ def _frontier(unknown: NDArray[np.bool_], revealed: NDArray[np.bool_]) -> _Front
             _part(groups, group_cons, sizes, where)
             for groups in _split(list(range(len(sizes))), group_cons)
         ]
+    for array in (free_grid, con_flat, front_flat, group_of):
+        array.flags.writeable = False
     shape = _Frontier(free_grid, con_flat, where, front_flat, group_of, sizes, group_cons, parts, u)
     with _CACHE_LOCK:
         _SHAPES[key] = shape
-        while len(_SHAPES) > _SHAPES_KEPT:
+        while _SHAPES and len(_SHAPES) > min(_SHAPES_KEPT, _SHAPES_CELLS // unknown.size):
             _SHAPES.popitem(last=False)
     return shape
 
