@@ -453,10 +453,12 @@ def analyze(
 
     Counted components are kept in a small LRU cache keyed by their
     structure (positions and needs of the numbers, sizes of the groups), so
-    successive positions of one game recount only what changed.  The last
-    few positions' structures (constraints, groups, components, which depend
-    on where the numbers are but not on what they show) are cached too, so
-    trying each number on one cell builds the structure once.
+    successive positions of one game recount only what changed (a component
+    once counted exactly is served exactly to later calls, whatever their
+    ``max_states``).  The last few positions' structures (constraints,
+    groups, components, which depend on where the numbers are but not on
+    what they show) are cached too, so trying each number on one cell builds
+    the structure once.
 
     Examples
     --------
