@@ -447,9 +447,9 @@ def analyze(
     again (repeatedly, if a part overflows too); the result then has
     ``exact=False``.  A relaxation only adds layouts, so a cell it calls
     certainly safe (or certainly mined) is so in the exact problem too.
-    (Before numsweeper's backward sweep walked the forward states, an
-    independent backward count could overflow where the forward one did
-    not; such positions are now counted exactly.)
+    (An earlier version also ran an independent count from the far end,
+    which could overflow where the forward one did not; such positions are
+    now counted exactly.)
 
     Counted components are kept in a small LRU cache keyed by their
     structure (positions and needs of the numbers, sizes of the groups), so
