@@ -420,24 +420,13 @@ def test_analyze_look_ahead_probes_previous_engine_baseline(benchmark: Any) -> N
 #: A late expert position from a real game (99 mines; ``.`` hidden) where
 #: the endgame search lists 192 layouts over 30 undecided cells, 10 of them
 #: unconstrained: the listing that checked each number only at its last cell
-#: explored a large dead tree here.
+#: explored a large dead tree here.  Shared with the tests.
 _LATE_EXPERT = [
-    "0000000001.101..1001122.......",
-    "00000012221212221001.3........",
-    "1221002..101.100000113...4....",
-    "1..1002.43122210000001233..3..",
-    "23210024.3.22.1122101110123.21",
-    ".211001..433.433..211.33212220",
-    "23.100123.3.4..4.5.212...11.10",
-    "1.321000114.43.424.31135421221",
-    "112.1000113.2112.23.201..101.2",
-    "013331113.421002222.311221012.",
-    "01..2.22...10012.112.211221011",
-    "012222..3432001.32023.33..2100",
-    "011101..34.31113.212.3..54.111",
-    "01.21112...4.214.31.223..4221.",
-    "123..102343.34.4.2111024.3.221",
-    "..2..101.1112..31100001.222.10",
+    row
+    for row in (Path(__file__).parent.parent / "tests" / "data" / "late_expert.txt")
+    .read_text()
+    .splitlines()
+    if not row.startswith("#")
 ]
 
 
