@@ -72,7 +72,16 @@ def random_position(rng: np.random.Generator) -> tuple[NDArray[np.int8], int, ND
     return cells, mines, layout
 
 
-def test_against_brute_force_on_thousands_of_positions() -> None:
+@pytest.mark.parametrize("engine", ["default", "pure Python"])
+def test_against_brute_force_on_thousands_of_positions(
+    engine: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # "default" counts with the compiled kernel when numba is installed.
+    from numsweeper.solver import analysis
+
+    if engine == "pure Python":
+        monkeypatch.setattr(analysis, "_KERNEL", [None])
+    analysis._CACHE.clear()
     rng = np.random.default_rng(2024)
     checked = 0
     while checked < 2000:

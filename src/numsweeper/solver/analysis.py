@@ -370,6 +370,86 @@ def _count_component(
     return polynomial, marginals
 
 
+_KERNEL: list[Any] = []  # the compiled module, or None, once looked for
+
+
+def _kernel() -> Any:
+    """The compiled count (``pip install numsweeper[fast]``), or None.
+
+    Imported on first use, so ``import numsweeper`` does not load numba.
+    """
+    if not _KERNEL:
+        try:
+            from . import _compiled
+        except ImportError:  # numba is not installed
+            _KERNEL.append(None)
+        else:
+            _KERNEL.append(_compiled)
+    return _KERNEL[0]
+
+
+_Inputs = tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], list[int]]
+
+
+def _kernel_inputs(order: list[int], group_cons: list[list[int]], sizes: list[int]) -> _Inputs:
+    """A component's structure as the compiled count takes it.
+
+    Group sizes in elimination order, each group's constraints (renumbered
+    from 0, CSR style), and the board-wide id of each renumbered constraint.
+    """
+    number: dict[int, int] = {}
+    ptr = [0]
+    idx: list[int] = []
+    for g in order:
+        for c in group_cons[g]:
+            idx.append(number.setdefault(c, len(number)))
+        ptr.append(len(idx))
+    return (
+        np.array([sizes[g] for g in order], dtype=np.int64),
+        np.array(ptr, dtype=np.int64),
+        np.array(idx, dtype=np.int64),
+        list(number),
+    )
+
+
+def _count_compiled(
+    kernel: Any,
+    inputs: _Inputs,
+    order: list[int],
+    group_cons: list[list[int]],
+    need: list[int],
+    max_states: int,
+) -> tuple[Poly, list[Poly]] | None:
+    """:func:`_count_component` by the compiled kernel: the same integers.
+
+    Raises what :func:`_forward` raises, and returns None where the kernel
+    cannot count exactly (int64 overflow, very wide cuts): the caller then
+    runs the pure-Python count.
+    """
+    sizes, ptr, idx, numbered = inputs
+    status, step, poly, marg = kernel.count_component(
+        sizes, ptr, idx, np.array([need[c] for c in numbered], dtype=np.int64), max_states
+    )
+    if status == kernel.EMPTY:  # name the constraint _forward would name
+        cons = group_cons[order[step]]
+        later = {c for g in order[step + 1 :] for c in group_cons[g]}
+        ending = [c for c in cons if c not in later]
+        raise _Empty((ending or cons)[0])
+    if status == kernel.TOO_LARGE:  # relax what the overflowing cut separates
+        before = {c for g in order[: step + 1] for c in group_cons[g]}
+        after = {c for g in order[step + 1 :] for c in group_cons[g]}
+        raise _TooLarge(sorted(before & after))
+    if status != kernel.OK:
+        return None
+    nz = np.flatnonzero(poly)
+    polynomial = dict(zip(nz.tolist(), poly[nz].tolist(), strict=True))
+    marginals: list[Poly] = [{} for _ in order]
+    rows, totals = np.nonzero(marg)
+    for i, m, x in zip(rows.tolist(), totals.tolist(), marg[rows, totals].tolist(), strict=True):
+        marginals[i][m] = x
+    return polynomial, marginals
+
+
 def _convolve(a: Poly, b: Poly) -> Poly:
     out: Poly = {}
     for m1, p1 in a.items():
@@ -450,6 +530,11 @@ def analyze(
     (An earlier version also ran an independent count from the far end,
     which could overflow where the forward one did not; such positions are
     now counted exactly.)
+
+    With numba installed (``pip install numsweeper[fast]``) each component
+    is counted by a compiled kernel, which gives the same integers several
+    times faster; a component whose counts would not fit in int64 is
+    counted in Python integers as without it.
 
     Counted components are kept in a small LRU cache keyed by their
     structure (positions and needs of the numbers, sizes of the groups), so
@@ -589,6 +674,7 @@ class _Part:
     group_keys: list[tuple[tuple[int, ...], int]]  # per group: positions of its numbers, size
     shape_key: tuple[tuple[tuple[int, ...], int], ...]
     order: list[int] | None = None  # elimination order, found on the first count
+    inputs: _Inputs | None = None  # the compiled count's view of it, likewise
 
 
 @dataclass(eq=False)
@@ -711,6 +797,7 @@ def _solve_frontier(
     sizes = shape.sizes
     where = shape.where
     work = list(shape.parts)
+    kernel = _kernel()
     components: list[_Component] = []
     exact = True
     while work:
@@ -729,7 +816,14 @@ def _solve_frontier(
             part.order = _elimination_order(part.groups, cons)
         order = part.order
         try:
-            poly, margs = _count_component(order, cons, sizes, need, max_states)
+            counted = None
+            if kernel is not None:
+                if part.inputs is None:
+                    part.inputs = _kernel_inputs(order, cons, sizes)
+                counted = _count_compiled(kernel, part.inputs, order, cons, need, max_states)
+            if counted is None:
+                counted = _count_component(order, cons, sizes, need, max_states)
+            poly, margs = counted
         except _Empty as exc:
             flat = where[exc.constraint]
             raise InvalidBoardError(

@@ -1,0 +1,399 @@
+"""The component count of :mod:`numsweeper.solver.analysis`, compiled by numba.
+
+Optional: imported only when numba is installed (``pip install
+numsweeper[fast]``).  It runs the same dynamic programme as the pure-Python
+``_count_component`` (a forward count of partial layouts, cut by cut, then
+a backward sweep over the same states for the completions and the
+mine-weighted marginals) on int64 arrays, and it returns *exactly* the same
+integers.  Every multiplication and addition is checked against
+``_LIMIT``: if a count would leave int64 it gives up (:data:`FALLBACK`) and
+the caller runs the pure-Python count, which has arbitrary precision.  If
+no layout survives a step (:data:`EMPTY`) or a layer grows past
+``max_states`` (:data:`TOO_LARGE`) it returns that step, and the caller
+raises what the pure-Python count would raise there.
+
+A state is the remaining need of each constraint the cut separates, packed
+into one int64 in mixed radix (constraint ``c`` takes ``need[c] + 1``
+values).  Components whose cuts separate more than ``_WIDEST`` constraints,
+or whose states do not fit that packing, fall back too.  Each state's
+counts by mine total are a short run of int64s in a pool: ``start``,
+``low`` (the smallest mine total) and ``length``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+OK = 0
+FALLBACK = 1  # a count would leave int64, or a cut is too wide to pack
+EMPTY = 2  # no layout survives the step returned
+TOO_LARGE = 3  # the step returned leaves more than max_states states
+_LIMIT = 1 << 61  # every stored count stays at or below this: sums never wrap
+_WIDEST = 64  # most constraints one cut may separate
+
+
+@njit(cache=True, inline="always")
+def _mul(a: int, b: int) -> int:
+    """``a * b``, or -1 if it would pass ``_LIMIT`` (a, b >= 0)."""
+    if a == 0 or b == 0:
+        return 0
+    if a > _LIMIT // b:
+        return -1
+    return a * b
+
+
+@njit(cache=True, inline="always")
+def _grow(pool: np.ndarray, used: int, extra: int) -> np.ndarray:
+    if used + extra <= pool.shape[0]:
+        return pool
+    bigger = np.zeros(max(2 * pool.shape[0], used + extra), dtype=np.int64)
+    bigger[:used] = pool[:used]
+    return bigger
+
+
+@njit(cache=True)
+def count_component(
+    sizes: np.ndarray,
+    con_ptr: np.ndarray,
+    con_idx: np.ndarray,
+    need: np.ndarray,
+    max_states: int,
+) -> tuple[int, int, np.ndarray, np.ndarray]:  # pragma: no cover - compiled
+    """Polynomial and per-group marginals of one component, or FALLBACK.
+
+    ``sizes[i]`` is the size of the ``i``-th group in elimination order and
+    ``con_idx[con_ptr[i]:con_ptr[i + 1]]`` its constraints, numbered
+    ``0..len(need) - 1``.  Returns ``(status, poly, marginals)``: ``poly[m]``
+    counts the layouts with ``m`` mines, ``marginals[i, m]`` sums the mines
+    of group ``i`` over them.
+    """
+    k = sizes.shape[0]
+    n_cons = need.shape[0]
+    width = 1
+    for i in range(k):
+        width += sizes[i]
+    empty = np.zeros(0, dtype=np.int64)
+    poly_out = np.zeros(width, dtype=np.int64)
+    marg = np.zeros((k, width), dtype=np.int64)
+
+    big = 1
+    for i in range(k):
+        big = max(big, sizes[i])
+    binom = np.zeros((big + 1, big + 1), dtype=np.int64)
+    for n in range(big + 1):
+        binom[n, 0] = 1
+        for v in range(1, n + 1):
+            binom[n, v] = binom[n - 1, v - 1] + (binom[n - 1, v] if v <= n - 1 else 0)
+
+    first = np.full(n_cons, -1, dtype=np.int64)
+    last = np.full(n_cons, -1, dtype=np.int64)
+    cap = np.zeros(n_cons, dtype=np.int64)
+    for i in range(k):
+        for p in range(con_ptr[i], con_ptr[i + 1]):
+            c = con_idx[p]
+            if first[c] < 0:
+                first[c] = i
+            last[c] = i
+            cap[c] += sizes[i]
+
+    # Step plans, flattened: for step i, new key position p takes the old
+    # position src[p] (or the fresh need fval[p] if src[p] < 0), minus v if
+    # dec[p]; old positions oc_pos (with capacity oc_cap after the step)
+    # bound v; lo0..hi0 bounds v from the constraints the step opens.
+    plan_ptr = np.zeros(k + 1, dtype=np.int64)
+    src = np.zeros(_WIDEST * k + _WIDEST, dtype=np.int64)
+    dec = np.zeros(_WIDEST * k + _WIDEST, dtype=np.int64)
+    fval = np.zeros(_WIDEST * k + _WIDEST, dtype=np.int64)
+    mult = np.zeros(_WIDEST * k + _WIDEST, dtype=np.int64)  # place value of position p
+    radix = np.ones(_WIDEST * k + _WIDEST, dtype=np.int64)  # its remaining need is below this
+    oc_ptr = np.zeros(k + 1, dtype=np.int64)
+    oc_pos = np.zeros(con_idx.shape[0] + 1, dtype=np.int64)
+    oc_cap = np.zeros(con_idx.shape[0] + 1, dtype=np.int64)
+    lo0s = np.zeros(k, dtype=np.int64)
+    hi0s = np.zeros(k, dtype=np.int64)
+    active = np.zeros(_WIDEST, dtype=np.int64)
+    n_active = 0
+    mark = np.full(n_cons, -1, dtype=np.int64)
+    new_active = np.zeros(_WIDEST, dtype=np.int64)
+    for i in range(k):
+        for p in range(con_ptr[i], con_ptr[i + 1]):
+            c = con_idx[p]
+            mark[c] = i
+            cap[c] -= sizes[i]
+        q = plan_ptr[i]
+        na = 0
+        oq = oc_ptr[i]
+        for j in range(n_active):  # kept constraints
+            c = active[j]
+            if mark[c] != i and last[c] > i:
+                if na == _WIDEST:
+                    return FALLBACK, -1, empty, marg
+                src[q + na] = j
+                dec[q + na] = 0
+                new_active[na] = c
+                na += 1
+        for j in range(n_active):  # the step's older constraints
+            c = active[j]
+            if mark[c] == i:
+                oc_pos[oq] = j
+                oc_cap[oq] = cap[c]
+                oq += 1
+                if last[c] > i:
+                    if na == _WIDEST:
+                        return FALLBACK, -1, empty, marg
+                    src[q + na] = j
+                    dec[q + na] = 1
+                    new_active[na] = c
+                    na += 1
+        lo0 = 0
+        hi0 = sizes[i]
+        for p in range(con_ptr[i], con_ptr[i + 1]):  # constraints it opens
+            c = con_idx[p]
+            if first[c] == i:
+                lo0 = max(lo0, need[c] - cap[c])
+                hi0 = min(hi0, need[c])
+                if last[c] > i:
+                    if na == _WIDEST:
+                        return FALLBACK, -1, empty, marg
+                    src[q + na] = -1
+                    fval[q + na] = need[c]
+                    dec[q + na] = 1
+                    new_active[na] = c
+                    na += 1
+        plan_ptr[i + 1] = q + na
+        place = 1
+        for p in range(na):
+            mult[q + p] = place
+            radix[q + p] = need[new_active[p]] + 1
+            if place > _LIMIT // radix[q + p]:
+                return FALLBACK, -1, empty, marg
+            place *= radix[q + p]
+        oc_ptr[i + 1] = oq
+        lo0s[i] = lo0
+        hi0s[i] = hi0
+        for p in range(na):
+            active[p] = new_active[p]
+        n_active = na
+
+    # Forward: layer i holds states lay_ptr[i]:lay_ptr[i + 1] of the key and
+    # poly arrays (keys sorted within a layer).
+    cap_states = 64
+    keys = np.zeros(cap_states, dtype=np.int64)
+    st_start = np.zeros(cap_states, dtype=np.int64)
+    st_low = np.zeros(cap_states, dtype=np.int64)
+    st_len = np.zeros(cap_states, dtype=np.int64)
+    pool = np.zeros(256, dtype=np.int64)
+    used = 1
+    pool[0] = 1
+    st_len[0] = 1
+    lay_ptr = np.zeros(k + 2, dtype=np.int64)
+    lay_ptr[1] = 1
+    t_key = np.zeros(64, dtype=np.int64)
+    t_src = np.zeros(64, dtype=np.int64)
+    t_v = np.zeros(64, dtype=np.int64)
+    for i in range(k):
+        a0, a1 = lay_ptr[i], lay_ptr[i + 1]
+        q0, q1 = plan_ptr[i], plan_ptr[i + 1]
+        o0, o1 = oc_ptr[i], oc_ptr[i + 1]
+        prev = plan_ptr[i - 1] if i else 0  # the old key's positions
+        n_t = 0
+        for s in range(a0, a1):
+            key = keys[s]
+            lo, hi = lo0s[i], hi0s[i]
+            for o in range(o0, o1):
+                j = prev + oc_pos[o]
+                val = (key // mult[j]) % radix[j]
+                if val - oc_cap[o] > lo:
+                    lo = val - oc_cap[o]
+                if val < hi:
+                    hi = val
+            for v in range(lo, hi + 1):
+                nk = 0
+                for p in range(q0, q1):
+                    j = src[p]
+                    val = (key // mult[prev + j]) % radix[prev + j] if j >= 0 else fval[p]
+                    nk += (val - dec[p] * v) * mult[p]
+                if n_t == t_key.shape[0]:
+                    t_key = np.concatenate((t_key, np.zeros(n_t, dtype=np.int64)))
+                    t_src = np.concatenate((t_src, np.zeros(n_t, dtype=np.int64)))
+                    t_v = np.concatenate((t_v, np.zeros(n_t, dtype=np.int64)))
+                t_key[n_t] = nk
+                t_src[n_t] = s
+                t_v[n_t] = v
+                n_t += 1
+        if n_t == 0:
+            return EMPTY, i, empty, marg
+        perm = np.argsort(t_key[:n_t])
+        n_new = 1
+        for x in range(1, n_t):
+            if t_key[perm[x]] != t_key[perm[x - 1]]:
+                n_new += 1
+        if n_new > max_states:
+            return TOO_LARGE, i, empty, marg
+        if a1 + n_new > keys.shape[0]:
+            grown = max(2 * keys.shape[0], a1 + n_new)
+            keys = np.concatenate((keys, np.zeros(grown - keys.shape[0], dtype=np.int64)))
+            st_start = np.concatenate(
+                (st_start, np.zeros(grown - st_start.shape[0], dtype=np.int64))
+            )
+            st_low = np.concatenate((st_low, np.zeros(grown - st_low.shape[0], dtype=np.int64)))
+            st_len = np.concatenate((st_len, np.zeros(grown - st_len.shape[0], dtype=np.int64)))
+        size = sizes[i]
+        x = 0
+        t = a1
+        while x < n_t:
+            y = x
+            lo_m = 1 << 30
+            hi_m = -1
+            while y < n_t and t_key[perm[y]] == t_key[perm[x]]:
+                s = t_src[perm[y]]
+                v = t_v[perm[y]]
+                lo_m = min(lo_m, st_low[s] + v)
+                hi_m = max(hi_m, st_low[s] + st_len[s] - 1 + v)
+                y += 1
+            length = hi_m - lo_m + 1
+            pool = _grow(pool, used, length)
+            pool[used : used + length] = 0
+            for z in range(x, y):
+                s = t_src[perm[z]]
+                v = t_v[perm[z]]
+                w = binom[size, v]
+                base = used + st_low[s] + v - lo_m
+                for m in range(st_len[s]):
+                    term = _mul(w, pool[st_start[s] + m])
+                    if term < 0:
+                        return FALLBACK, -1, empty, marg
+                    total = pool[base + m] + term
+                    if total > _LIMIT:
+                        return FALLBACK, -1, empty, marg
+                    pool[base + m] = total
+            keys[t] = t_key[perm[x]]
+            st_start[t] = used
+            st_low[t] = lo_m
+            st_len[t] = length
+            used += length
+            t += 1
+            x = y
+        lay_ptr[i + 2] = t
+
+    last_state = lay_ptr[k]
+    for m in range(st_len[last_state]):
+        poly_out[st_low[last_state] + m] = pool[st_start[last_state] + m]
+
+    # Backward: completions of layer i + 1's states (c_*), then layer i's.
+    n_next = lay_ptr[k + 1] - lay_ptr[k]
+    c_start = np.zeros(n_next, dtype=np.int64)
+    c_low = np.zeros(n_next, dtype=np.int64)
+    c_len = np.ones(n_next, dtype=np.int64)
+    cpool = np.ones(1, dtype=np.int64)
+    buf = np.zeros(2 * width + 2, dtype=np.int64)
+    mined = np.zeros(2 * width + 2, dtype=np.int64)
+    tails = np.zeros(16, dtype=np.int64)
+    tail_v = np.zeros(16, dtype=np.int64)
+    for i in range(k - 1, -1, -1):
+        a0, a1 = lay_ptr[i], lay_ptr[i + 1]
+        b0, b1 = lay_ptr[i + 1], lay_ptr[i + 2]
+        q0, q1 = plan_ptr[i], plan_ptr[i + 1]
+        o0, o1 = oc_ptr[i], oc_ptr[i + 1]
+        prev = plan_ptr[i - 1] if i else 0
+        size = sizes[i]
+        n_here = a1 - a0
+        h_start = np.zeros(n_here, dtype=np.int64)
+        h_low = np.zeros(n_here, dtype=np.int64)
+        h_len = np.zeros(n_here, dtype=np.int64)
+        hpool = np.zeros(64, dtype=np.int64)
+        h_used = 0
+        for s in range(a0, a1):
+            key = keys[s]
+            lo, hi = lo0s[i], hi0s[i]
+            for o in range(o0, o1):
+                j = prev + oc_pos[o]
+                val = (key // mult[j]) % radix[j]
+                if val - oc_cap[o] > lo:
+                    lo = val - oc_cap[o]
+                if val < hi:
+                    hi = val
+            n_tails = 0
+            lo_m = 1 << 30
+            hi_m = -1
+            for v in range(lo, hi + 1):
+                nk = 0
+                for p in range(q0, q1):
+                    j = src[p]
+                    val = (key // mult[prev + j]) % radix[prev + j] if j >= 0 else fval[p]
+                    nk += (val - dec[p] * v) * mult[p]
+                # binary search among layer i + 1's sorted keys
+                left, right = b0, b1
+                while left < right:
+                    mid = (left + right) // 2
+                    if keys[mid] < nk:
+                        left = mid + 1
+                    else:
+                        right = mid
+                if left == b1 or keys[left] != nk:
+                    continue
+                r = left - b0
+                if c_len[r] == 0:
+                    continue  # no completion from there
+                tails[n_tails] = r
+                tail_v[n_tails] = v
+                n_tails += 1
+                lo_m = min(lo_m, c_low[r] + v)
+                hi_m = max(hi_m, c_low[r] + c_len[r] - 1 + v)
+            if n_tails == 0:
+                continue
+            length = hi_m - lo_m + 1
+            buf[:length] = 0
+            mined[:length] = 0
+            any_mined = False
+            for z in range(n_tails):
+                r = tails[z]
+                v = tail_v[z]
+                w = binom[size, v]
+                base = c_low[r] + v - lo_m
+                for m in range(c_len[r]):
+                    term = _mul(w, cpool[c_start[r] + m])
+                    if term < 0:
+                        return FALLBACK, -1, empty, marg
+                    total = buf[base + m] + term
+                    if total > _LIMIT:
+                        return FALLBACK, -1, empty, marg
+                    buf[base + m] = total
+                    if v:
+                        term = _mul(v, term)
+                        if term < 0:
+                            return FALLBACK, -1, empty, marg
+                        total = mined[base + m] + term
+                        if total > _LIMIT:
+                            return FALLBACK, -1, empty, marg
+                        mined[base + m] = total
+                        any_mined = True
+            hpool = _grow(hpool, h_used, length)
+            hpool[h_used : h_used + length] = buf[:length]
+            h = s - a0
+            h_start[h] = h_used
+            h_low[h] = lo_m
+            h_len[h] = length
+            h_used += length
+            if any_mined:
+                # marginal of group i += this prefix's poly x mined completions
+                p0 = st_start[s]
+                pl = st_low[s]
+                for a in range(st_len[s]):
+                    pa = pool[p0 + a]
+                    if pa == 0:
+                        continue
+                    for b in range(length):
+                        if mined[b] == 0:
+                            continue
+                        term = _mul(pa, mined[b])
+                        if term < 0:
+                            return FALLBACK, -1, empty, marg
+                        at = pl + a + lo_m + b
+                        total = marg[i, at] + term
+                        if total > _LIMIT:
+                            return FALLBACK, -1, empty, marg
+                        marg[i, at] = total
+        c_start, c_low, c_len, cpool = h_start, h_low, h_len, hpool
+    return OK, -1, poly_out, marg

@@ -1,0 +1,164 @@
+"""The compiled component count (numba, optional) against the pure-Python one.
+
+The compiled count must return exactly the same integers, raise the same
+errors and relax the same cuts; where int64 cannot hold a count it must
+hand the component back to the pure-Python count.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+from numpy.typing import NDArray
+
+import numsweeper as ns
+from numsweeper._kernels import adjacent_counts
+from numsweeper.solver import analysis, analyze
+
+pytest.importorskip("numba")  # the optional extra: pip install numsweeper[fast]
+
+H = int(ns.HIDDEN)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_caches() -> Iterator[None]:
+    # Counted components are cached whichever engine counted them.
+    analysis._CACHE.clear()
+    analysis._SHAPES.clear()
+    yield
+    analysis._CACHE.clear()
+    analysis._SHAPES.clear()
+
+
+def both(cells: NDArray[np.int8], mines: int, **kw: int) -> tuple[object, object]:
+    """``analyze`` by the compiled count, then by the pure-Python one.
+
+    Each result is the Analysis or the InvalidBoardError message.
+    """
+    out: list[object] = []
+    for kernel in (analysis._kernel(), None):
+        assert (kernel is None) == bool(out)
+        saved = analysis._KERNEL[:]
+        analysis._KERNEL[:] = [kernel]
+        analysis._CACHE.clear()
+        try:
+            out.append(analyze(cells, mines, **kw))
+        except ns.InvalidBoardError as exc:
+            out.append(str(exc))
+        finally:
+            analysis._KERNEL[:] = saved
+    return out[0], out[1]
+
+
+def assert_same(a: object, b: object) -> None:
+    if isinstance(a, str) or isinstance(b, str):
+        assert a == b
+        return
+    assert isinstance(a, ns.solver.Analysis) and isinstance(b, ns.solver.Analysis)
+    assert a.layouts == b.layouts and type(a.layouts) is int
+    assert a.exact == b.exact
+    assert a.frontier_mines == b.frontier_mines
+    np.testing.assert_array_equal(a.probabilities, b.probabilities)  # bit for bit
+    np.testing.assert_array_equal(a.safe, b.safe)
+    np.testing.assert_array_equal(a.mines, b.mines)
+
+
+def mid_game(
+    rng: np.random.Generator, rows: int, cols: int, mines: int, clicks: int
+) -> NDArray[np.int8]:
+    board = ns.Board.create(rows, cols, mines, ns.RandomPlacement(rng))
+    safe_cells = np.argwhere(~board.mines)
+    for r, c in safe_cells[rng.permutation(len(safe_cells))[:clicks]]:
+        board.reveal(int(r), int(c))
+    return np.where(board.revealed, board.counts, H).astype(np.int8)
+
+
+def test_the_kernel_is_used_when_numba_is_installed() -> None:
+    kernel = analysis._kernel()
+    assert kernel is not None
+    rng = np.random.default_rng(5)
+    cells = mid_game(rng, 16, 30, 99, 12)
+    shape = analysis._frontier(cells == H, cells >= 0)
+    need = (cells.astype(np.int16)).ravel()[shape.con_flat].tolist()
+    counted = 0
+    for part in shape.parts:
+        order = analysis._elimination_order(part.groups, shape.group_cons)
+        inputs = analysis._kernel_inputs(order, shape.group_cons, shape.sizes)
+        got = analysis._count_compiled(kernel, inputs, order, shape.group_cons, need, 10**6)
+        assert got is not None  # an expert frontier fits int64
+        want = analysis._count_component(order, shape.group_cons, shape.sizes, need, 10**6)
+        assert got == want
+        counted += 1
+    assert counted > 0
+
+
+def test_same_results_on_thousands_of_positions() -> None:
+    # Small boards (numbers of every kind, inconsistent states included,
+    # relaxed counts under a tiny guard) and expert mid-game positions.
+    rng = np.random.default_rng(2026)
+    kinds = {"ok": 0, "error": 0, "relaxed": 0}
+    for i in range(1500):
+        if i % 5:
+            rows, cols = int(rng.integers(2, 8)), int(rng.integers(2, 9))
+            mines = int(rng.integers(1, rows * cols))
+            cells = mid_game(rng, rows, cols, mines, int(rng.integers(1, 6)))
+            if rng.random() < 0.3:  # a wrong number somewhere: often no layout fits
+                shown = np.argwhere(cells >= 0)
+                r, c = shown[rng.integers(len(shown))]
+                cells[r, c] = int(rng.integers(0, 9))
+        else:
+            mines = 99
+            cells = mid_game(rng, 16, 30, mines, int(rng.integers(3, 20)))
+        guard = int(rng.choice([1, 2, 4, analysis.MAX_STATES]))
+        a, b = both(cells, mines, max_states=guard)
+        assert_same(a, b)
+        if isinstance(a, str):
+            kinds["error"] += 1
+        elif not a.exact:  # type: ignore[attr-defined]
+            kinds["relaxed"] += 1
+        else:
+            kinds["ok"] += 1
+    assert min(kinds.values()) > 50, kinds
+
+
+def test_counts_beyond_int64_fall_back_to_exact_python_integers() -> None:
+    # A 3 x 400 strip: hidden rows 0 and 2, numbers in row 1.  One component
+    # of 800 cells with far more than 2**61 layouts.
+    rng = np.random.default_rng(8)
+    layout = np.zeros((3, 400), dtype=bool)
+    layout[[0, 2]] = rng.random((2, 400)) < 0.3
+    cells = np.full(layout.shape, H, dtype=np.int8)
+    cells[1] = adjacent_counts(layout)[1]
+    mines = int(layout.sum())
+    kernel = analysis._kernel()
+    shape = analysis._frontier(cells == H, cells >= 0)
+    need = cells.astype(np.int64).ravel()[shape.con_flat].tolist()
+    (part,) = shape.parts
+    order = analysis._elimination_order(part.groups, shape.group_cons)
+    inputs = analysis._kernel_inputs(order, shape.group_cons, shape.sizes)
+    status = kernel.count_component(*inputs[:3], np.array(need, dtype=np.int64), 10**6)[0]
+    assert status == kernel.FALLBACK
+    a, b = both(cells, mines)
+    assert_same(a, b)
+    assert a.layouts > 2**100  # type: ignore[attr-defined]
+    assert not layout[tuple(a.safe.T)].any()  # type: ignore[attr-defined]
+
+
+def test_policy_moves_are_the_same_with_either_engine() -> None:
+    def play() -> list[tuple[bool, int]]:
+        result = ns.simulate(20, 16, 30, 99, policy="solver", first_click="safe", seed=3)
+        return list(
+            zip(result.records["won"].tolist(), result.records["clicks"].tolist(), strict=True)
+        )
+
+    compiled = play()
+    saved = analysis._KERNEL[:]
+    analysis._KERNEL[:] = [None]
+    analysis._CACHE.clear()
+    try:
+        python = play()
+    finally:
+        analysis._KERNEL[:] = saved
+    assert compiled == python
