@@ -239,6 +239,28 @@ def _typical() -> list[tuple[np.ndarray, int]]:
     return _CACHE["typical"]  # type: ignore[no-any-return]
 
 
+@contextlib.contextmanager
+def _engine(name: str) -> Iterator[None]:
+    """Count with the ``'default'`` engine (the compiled kernel when numba
+    is installed), the ``'pure Python'`` one, or the ``'previous'`` one (pure
+    Python, as before commit 0e26f58)."""
+    from numsweeper.solver import analysis
+
+    saved = analysis._KERNEL[:], analysis._count_component
+    if name != "default":
+        analysis._KERNEL[:] = [None]
+    else:  # load the compiled kernel (once per process, not timed)
+        analyze(np.array([[H, 1, 0]], dtype=np.int8), 1)
+    if name == "previous":
+        analysis._count_component = two_pass_count_component  # type: ignore[assignment]
+    analysis._CACHE.clear()
+    try:
+        yield
+    finally:
+        analysis._KERNEL[:], analysis._count_component = saved  # type: ignore[assignment]
+        analysis._CACHE.clear()
+
+
 def _cold(cells: np.ndarray, mines: int) -> Any:
     from numsweeper.solver import analysis
 
@@ -249,7 +271,15 @@ def _cold(cells: np.ndarray, mines: int) -> Any:
 
 def test_analyze_typical_expert(benchmark: Any) -> None:
     positions = _typical()
-    benchmark(lambda: [_cold(c, m) for c, m in positions])
+    with _engine("default"):
+        benchmark(lambda: [_cold(c, m) for c, m in positions])
+
+
+def test_analyze_typical_expert_pure_python(benchmark: Any) -> None:
+    # without numba: the same counts in Python integers
+    positions = _typical()
+    with _engine("pure Python"):
+        benchmark(lambda: [_cold(c, m) for c, m in positions])
 
 
 def test_backtrack_typical_expert_baseline(benchmark: Any) -> None:
@@ -300,7 +330,14 @@ def test_backtrack_long_frontier_baseline(benchmark: Any) -> None:
 
 def test_analyze_hard_expert(benchmark: Any) -> None:
     positions = hard_positions(size(5, 1))
-    benchmark.pedantic(lambda: [_cold(c, m) for c, m in positions], rounds=1, iterations=1)
+    with _engine("default"):
+        benchmark.pedantic(lambda: [_cold(c, m) for c, m in positions], rounds=1, iterations=1)
+
+
+def test_analyze_hard_expert_pure_python(benchmark: Any) -> None:
+    positions = hard_positions(size(5, 1))
+    with _engine("pure Python"):
+        benchmark.pedantic(lambda: [_cold(c, m) for c, m in positions], rounds=1, iterations=1)
 
 
 def _probes() -> list[list[tuple[np.ndarray, int]]]:
@@ -329,16 +366,14 @@ def _probes() -> list[list[tuple[np.ndarray, int]]]:
 def _look_ahead(groups: list[list[tuple[np.ndarray, int]]], engine: str) -> list[Any]:
     """Analyse each cell's probes in turn, caches cleared per cell.
 
-    ``engine='previous'`` swaps in the count before commit 0e26f58 (a second
-    count from the far end of each component for the marginals) and drops
-    the cached structure before every probe.  It keeps the later one-pass
-    step plans and cache keys, so it is a little faster than the real
-    previous engine.
+    ``engine`` as in :func:`_engine`.  ``'previous'`` also drops the cached
+    structure before every probe.  It keeps the later one-pass step plans
+    and cache keys, so it is a little faster than the real previous engine.
     """
     from numsweeper.solver import analysis
 
     out = []
-    with _previous_engine() if engine == "previous" else contextlib.nullcontext():
+    with _engine(engine):
         for probes in groups:
             analysis._CACHE.clear()
             analysis._SHAPES.clear()
@@ -347,18 +382,6 @@ def _look_ahead(groups: list[list[tuple[np.ndarray, int]]], engine: str) -> list
                     analysis._SHAPES.clear()
                 out.append(analyze(cells, mines))
     return out
-
-
-@contextlib.contextmanager
-def _previous_engine() -> Iterator[None]:
-    from numsweeper.solver import analysis
-
-    saved = analysis._count_component
-    analysis._count_component = two_pass_count_component  # type: ignore[assignment]
-    try:
-        yield
-    finally:
-        analysis._count_component = saved  # type: ignore[assignment]
 
 
 def two_pass_count_component(
@@ -403,16 +426,23 @@ def two_pass_count_component(
 
 def test_analyze_look_ahead_probes(benchmark: Any) -> None:
     groups = _probes()
-    benchmark(_look_ahead, groups, "current")
+    benchmark(_look_ahead, groups, "default")
+    benchmark.extra_info["probes"] = sum(len(g) for g in groups)
+
+
+def test_analyze_look_ahead_probes_pure_python(benchmark: Any) -> None:
+    groups = _probes()
+    benchmark(_look_ahead, groups, "pure Python")
     benchmark.extra_info["probes"] = sum(len(g) for g in groups)
 
 
 def test_analyze_look_ahead_probes_previous_engine_baseline(benchmark: Any) -> None:
     groups = _probes()
-    new, old = _look_ahead(groups, "current"), _look_ahead(groups, "previous")
-    for a, b in zip(new, old, strict=True):  # the same exact answers
-        np.testing.assert_array_equal(a.probabilities, b.probabilities)
-        assert a.layouts == b.layouts
+    runs = [_look_ahead(groups, e) for e in ("default", "pure Python", "previous")]
+    for a, b, c in zip(*runs, strict=True):  # the same exact answers
+        for other in (b, c):
+            np.testing.assert_array_equal(a.probabilities, other.probabilities)
+            assert a.layouts == other.layouts
     benchmark(_look_ahead, groups, "previous")
     benchmark.extra_info["probes"] = sum(len(g) for g in groups)
 
@@ -520,8 +550,16 @@ def test_local_rules_plain_python_baseline(benchmark: Any) -> None:
 
 
 def test_policy_expert_games(benchmark: Any) -> None:
-    n = size(10, 1)
-    benchmark.pedantic(lambda: play_chunk(("expert", "safe", 99, 0, n)), rounds=1, iterations=1)
+    n = size(40, 1)
+    with _engine("default"):
+        benchmark.pedantic(lambda: play_chunk(("expert", "safe", 99, 0, n)), rounds=1, iterations=1)
+    benchmark.extra_info["games"] = n
+
+
+def test_policy_expert_games_pure_python(benchmark: Any) -> None:
+    n = size(40, 1)
+    with _engine("pure Python"):
+        benchmark.pedantic(lambda: play_chunk(("expert", "safe", 99, 0, n)), rounds=1, iterations=1)
     benchmark.extra_info["games"] = n
 
 
@@ -531,8 +569,14 @@ def adjacent(mask: np.ndarray) -> np.ndarray:
     return adjacent_counts(mask)
 
 
-def position_stats(games: int) -> None:
+def position_stats(games: int, engine: str = "default") -> None:
     """Print analyze median/p99 on typical and hard positions, and the split."""
+    with _engine(engine):
+        _position_stats(games)
+    print(f"engine: {engine}")
+
+
+def _position_stats(games: int) -> None:
     from numsweeper.solver import analysis
 
     typical = stuck_positions(games)
@@ -575,7 +619,7 @@ def _engine_clock() -> Iterator[dict[str, float]]:
     from numsweeper.solver import analysis, policy
 
     clock = {"analyze": 0.0, "count": 0.0}
-    saved = policy.analyze, analysis._count_component
+    saved = policy.analyze, analysis._count_component, analysis._count_compiled
 
     def timed(name: str, func: Callable[..., Any]) -> Callable[..., Any]:
         def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -589,10 +633,11 @@ def _engine_clock() -> Iterator[dict[str, float]]:
 
     policy.analyze = timed("analyze", saved[0])  # type: ignore[assignment]
     analysis._count_component = timed("count", saved[1])  # type: ignore[assignment]
+    analysis._count_compiled = timed("count", saved[2])  # type: ignore[assignment]
     try:
         yield clock
     finally:
-        policy.analyze, analysis._count_component = saved
+        policy.analyze, analysis._count_component, analysis._count_compiled = saved
 
 
 def summary(path: Path) -> None:
@@ -626,9 +671,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path("solver_winrates.jsonl"))
     parser.add_argument("--summary", action="store_true")
     parser.add_argument("--positions", type=int, default=0, metavar="GAMES")
+    parser.add_argument(
+        "--pure-python", action="store_true", help="with --positions: count without numba"
+    )
     args = parser.parse_args(argv)
     if args.positions:
-        position_stats(args.positions)
+        position_stats(args.positions, "pure Python" if args.pure_python else "default")
         return 0
     if args.summary:
         summary(args.out)
