@@ -313,11 +313,11 @@ def test_numbers_tried_on_one_cell_share_a_structure_and_match_brute_force() -> 
 
 
 def test_the_guard_counts_forward_states_only() -> None:
-    # Every cut of this board's forward count holds at most 3 states, so a
-    # guard of 7 counts it exactly and a guard of 2 does not.  The engine
+    # Every cut of this board's forward count holds at most 2 states, so a
+    # guard of 2 counts it exactly and a guard of 1 does not.  The engine
     # before commit 0e26f58 also ran an independent count from the far end,
-    # which overflowed a guard of 7 here and relaxed the board (476 layouts
-    # instead of 48).
+    # which holds up to 12 states at a cut here, so any guard below 12
+    # relaxed the board (167,960 layouts instead of 48).
     cells = np.array(
         [
             [H, 4, H, H, H, 1],
@@ -333,11 +333,19 @@ def test_the_guard_counts_forward_states_only() -> None:
     from numsweeper.solver import analysis
 
     analysis._CACHE.clear()  # counted components are cached whatever the guard
-    assert not analyze(cells, 17, max_states=2).exact
+    assert not analyze(cells, 17, max_states=1).exact
     analysis._CACHE.clear()
-    guarded, free = analyze(cells, 17, max_states=7), analyze(cells, 17)
+    guarded, free = analyze(cells, 17, max_states=2), analyze(cells, 17)
     assert guarded.exact and free.exact and guarded.layouts == free.layouts == 48
     np.testing.assert_array_equal(guarded.probabilities, free.probabilities)
+    # the far end's count, which the guard no longer sees
+    shape = analysis._frontier(cells == H, cells >= 0)
+    need = cells.astype(np.int64).ravel()[shape.con_flat].tolist()
+    (part,) = shape.parts
+    order = analysis._elimination_order(part.groups, shape.group_cons)
+    forward = analysis._forward(order, shape.group_cons, shape.sizes, need, 10**6)[0]
+    backward = analysis._forward(order[::-1], shape.group_cons, shape.sizes, need, 10**6)[0]
+    assert max(map(len, forward)) == 2 and max(map(len, backward)) == 12
 
 
 def test_trusting_flags_or_not_back_to_back_matches_brute_force() -> None:

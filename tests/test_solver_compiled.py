@@ -43,6 +43,7 @@ def both(cells: NDArray[np.int8], mines: int, **kw: int) -> tuple[object, object
         saved = analysis._KERNEL[:]
         analysis._KERNEL[:] = [kernel]
         analysis._CACHE.clear()
+        analysis._SHAPES.clear()
         try:
             out.append(analyze(cells, mines, **kw))
         except ns.InvalidBoardError as exc:
@@ -92,6 +93,29 @@ def test_the_kernel_is_used_when_numba_is_installed() -> None:
         assert got == want
         counted += 1
     assert counted > 0
+
+
+def test_compiled_structure_matches_the_python_split_and_order() -> None:
+    # Components of the groups, each in the same Cuthill-McKee order.
+    rng = np.random.default_rng(17)
+    compared = 0
+    for i in range(300):
+        if i % 2:
+            cells = mid_game(rng, 16, 30, 99, int(rng.integers(1, 25)))
+        else:
+            rows, cols = int(rng.integers(3, 10)), int(rng.integers(3, 12))
+            cells = mid_game(rng, rows, cols, int(rng.integers(1, rows * cols // 3 + 2)), 4)
+        analysis._SHAPES.clear()
+        shape = analysis._frontier(cells == H, cells >= 0)
+        got = sorted(tuple(part.order or ()) for part in shape.parts)
+        groups = list(range(len(shape.sizes)))
+        want = sorted(
+            tuple(analysis._elimination_order(part, shape.group_cons))
+            for part in analysis._split(groups, shape.group_cons)
+        )
+        assert got == want
+        compared += len(got)
+    assert compared > 500
 
 
 def test_same_results_on_thousands_of_positions() -> None:

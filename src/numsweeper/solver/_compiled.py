@@ -397,3 +397,114 @@ def count_component(
                         marg[i, at] = total
         c_start, c_low, c_len, cpool = h_start, h_low, h_len, hpool
     return OK, -1, poly_out, marg
+
+
+@njit(cache=True)
+def split_and_order(
+    grp_ptr: np.ndarray, grp_idx: np.ndarray, n_cons: int
+) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover - compiled
+    """Components of the groups and each one's elimination order.
+
+    Group ``g``'s constraints are ``grp_idx[grp_ptr[g]:grp_ptr[g + 1]]``.
+    Two groups are adjacent when they share a constraint.  Returns
+    ``(part_ptr, order)``: part ``i`` is ``order[part_ptr[i]:part_ptr[i + 1]]``,
+    listed in its Cuthill-McKee order exactly as the pure-Python
+    ``_elimination_order`` gives it (start at the group of least degree,
+    then breadth first, neighbours by increasing degree; ties by group id).
+    """
+    n = grp_ptr.shape[0] - 1
+    n_links = grp_ptr[n]
+    con_ptr = np.zeros(n_cons + 1, dtype=np.int64)
+    for p in range(n_links):
+        con_ptr[grp_idx[p] + 1] += 1
+    for c in range(n_cons):
+        con_ptr[c + 1] += con_ptr[c]
+    con_grp = np.zeros(n_links, dtype=np.int64)
+    fill = con_ptr[:n_cons].copy()
+    for g in range(n):
+        for p in range(grp_ptr[g], grp_ptr[g + 1]):
+            c = grp_idx[p]
+            con_grp[fill[c]] = g
+            fill[c] += 1
+    # adjacency lists (distinct neighbours), CSR
+    stamp = np.full(n, -1, dtype=np.int64)
+    degree = np.zeros(n, dtype=np.int64)
+    for g in range(n):
+        stamp[g] = g
+        for p in range(grp_ptr[g], grp_ptr[g + 1]):
+            c = grp_idx[p]
+            for q in range(con_ptr[c], con_ptr[c + 1]):
+                h = con_grp[q]
+                if stamp[h] != g:
+                    stamp[h] = g
+                    degree[g] += 1
+    adj_ptr = np.zeros(n + 1, dtype=np.int64)
+    for g in range(n):
+        adj_ptr[g + 1] = adj_ptr[g] + degree[g]
+    adj = np.zeros(adj_ptr[n], dtype=np.int64)
+    stamp[:] = -1
+    for g in range(n):
+        stamp[g] = g
+        k = adj_ptr[g]
+        for p in range(grp_ptr[g], grp_ptr[g + 1]):
+            c = grp_idx[p]
+            for q in range(con_ptr[c], con_ptr[c + 1]):
+                h = con_grp[q]
+                if stamp[h] != g:
+                    stamp[h] = g
+                    adj[k] = h
+                    k += 1
+    part_of = np.full(n, -1, dtype=np.int64)
+    seen = np.zeros(n, dtype=np.bool_)
+    order = np.zeros(n, dtype=np.int64)
+    part_ptr = np.zeros(n + 1, dtype=np.int64)
+    members = np.zeros(n, dtype=np.int64)
+    n_parts = 0
+    done = 0
+    for s in range(n):
+        if part_of[s] >= 0:
+            continue
+        # the component of s, and its start: least (degree, id)
+        members[0] = s
+        part_of[s] = n_parts
+        size = 1
+        i = 0
+        start = s
+        while i < size:
+            g = members[i]
+            if degree[g] < degree[start] or (degree[g] == degree[start] and g < start):
+                start = g
+            for q in range(adj_ptr[g], adj_ptr[g + 1]):
+                h = adj[q]
+                if part_of[h] < 0:
+                    part_of[h] = n_parts
+                    members[size] = h
+                    size += 1
+            i += 1
+        # breadth first from start; each node's new neighbours by (degree, id)
+        order[done] = start
+        seen[start] = True
+        tail = done + 1
+        head = done
+        while head < tail:
+            g = order[head]
+            first_new = tail
+            for q in range(adj_ptr[g], adj_ptr[g + 1]):
+                h = adj[q]
+                if not seen[h]:
+                    seen[h] = True
+                    # insertion sort into order[first_new:tail + 1]
+                    j = tail
+                    while j > first_new and (
+                        degree[order[j - 1]] > degree[h]
+                        or (degree[order[j - 1]] == degree[h] and order[j - 1] > h)
+                    ):
+                        order[j] = order[j - 1]
+                        j -= 1
+                    order[j] = h
+                    tail += 1
+            head += 1
+        done = tail
+        n_parts += 1
+        part_ptr[n_parts] = done
+    return part_ptr[: n_parts + 1], order

@@ -24,6 +24,7 @@ float division happens at the very end and is correctly rounded.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import threading
 from collections import OrderedDict
@@ -744,10 +745,25 @@ def _frontier(unknown: NDArray[np.bool_], revealed: NDArray[np.bool_]) -> _Front
         group_of = group_of.ravel()
         sizes = np.bincount(group_of).tolist()
         group_cons = [[c for c in row if c >= 0] for row in sigs.tolist()]
-        parts = [
-            _part(groups, group_cons, sizes, where)
-            for groups in _split(list(range(len(sizes))), group_cons)
-        ]
+        kernel = _kernel()
+        if kernel is None:
+            parts = [
+                _part(groups, group_cons, sizes, where)
+                for groups in _split(list(range(len(sizes))), group_cons)
+            ]
+        else:  # the same components, each already in elimination order
+            valid = sigs >= 0
+            ptr = np.zeros(len(sigs) + 1, dtype=np.int64)
+            np.cumsum(valid.sum(axis=1), out=ptr[1:])
+            part_ptr, order = kernel.split_and_order(
+                ptr, sigs[valid].astype(np.int64), len(con_flat)
+            )
+            bounds, ordered = part_ptr.tolist(), order.tolist()
+            parts = []
+            for a, b in itertools.pairwise(bounds):
+                part = _part(ordered[a:b], group_cons, sizes, where)
+                part.order = part.groups
+                parts.append(part)
     for array in (free_grid, con_flat, front_flat, group_of):
         array.flags.writeable = False
     shape = _Frontier(free_grid, con_flat, where, front_flat, group_of, sizes, group_cons, parts, u)
@@ -857,21 +873,21 @@ def _elimination_order(groups: list[int], cons: list[list[int]]) -> list[int]:
     """Order a component's groups along the frontier to keep cuts narrow.
 
     Cuthill-McKee: breadth-first from a group of least degree, neighbours by
-    increasing degree.  Frontiers are bands, so this walks along the band.
+    increasing degree; ties go to the lower group id, so the order depends
+    only on the component (the compiled ``split_and_order`` gives the same).
+    Frontiers are bands, so this walks along the band.
     """
-    if len(groups) <= 2:
-        return groups
     by_con: dict[int, list[int]] = {}
     for g in groups:
         for c in cons[g]:
             by_con.setdefault(c, []).append(g)
     adjacent = {g: {h for c in cons[g] for h in by_con[c] if h != g} for g in groups}
-    degree = {g: len(adjacent[g]) for g in groups}
-    start = min(groups, key=lambda g: degree[g])
+    rank = {g: (len(adjacent[g]), g) for g in groups}
+    start = min(groups, key=rank.__getitem__)
     order, seen = [start], {start}
     i = 0
     while i < len(order):
-        for h in sorted(adjacent[order[i]] - seen, key=lambda h: degree[h]):
+        for h in sorted(adjacent[order[i]] - seen, key=rank.__getitem__):
             seen.add(h)
             order.append(h)
         i += 1
