@@ -186,3 +186,39 @@ def test_policy_moves_are_the_same_with_either_engine() -> None:
     finally:
         analysis._KERNEL[:] = saved
     assert compiled == python
+
+
+def test_compiled_local_rules_match_the_vectorized_rounds() -> None:
+    # Random batches, flags, inconsistent numbers, and round limits that
+    # stop the iteration early: the same cells, round for round.
+    from numsweeper.solver import policy
+
+    rng = np.random.default_rng(12)
+    kernel = analysis._kernel()
+    compared = limited = 0
+    for _ in range(300):
+        rows, cols = int(rng.integers(1, 17)), int(rng.integers(1, 31))
+        batch = []
+        for _ in range(int(rng.integers(1, 6))):
+            layout = rng.random((rows, cols)) < rng.random() * 0.4
+            shown = ~layout & (rng.random((rows, cols)) < rng.random())
+            cells = np.where(shown, adjacent_counts(layout), H).astype(np.int8)
+            cells[~shown & (rng.random((rows, cols)) < 0.1)] = int(ns.FLAG)
+            if rng.random() < 0.2:
+                cells[shown & (rng.random((rows, cols)) < 0.1)] = int(rng.integers(0, 9))
+            batch.append(cells)
+        stack = np.stack(batch)
+        for rounds in (1, 2, 3, 32):
+            compiled = policy.local_rules(stack, max_rounds=rounds)
+            analysis._KERNEL[:] = [None]
+            try:
+                python = policy.local_rules(stack, max_rounds=rounds)
+            finally:
+                analysis._KERNEL[:] = [kernel]
+            for got, want in zip(compiled, python, strict=True):
+                np.testing.assert_array_equal(got, want)
+            compared += 1
+            limited += rounds < 32 and not np.array_equal(
+                python[0], policy.local_rules(stack, max_rounds=32)[0]
+            )
+    assert compared == 1200 and limited > 20  # the round limit did bite
