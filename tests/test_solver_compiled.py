@@ -222,3 +222,32 @@ def test_compiled_local_rules_match_the_vectorized_rounds() -> None:
                 python[0], policy.local_rules(stack, max_rounds=32)[0]
             )
     assert compared == 1200 and limited > 20  # the round limit did bite
+
+
+def test_compiled_endgame_wins_match_the_python_search() -> None:
+    # Random endgames on small boards, with budgets that stop some searches.
+    from numsweeper.solver import policy
+
+    rng = np.random.default_rng(23)
+    kernel = analysis._kernel()
+    searched = stopped = 0
+    for _ in range(3000):
+        rows, cols = int(rng.integers(3, 7)), int(rng.integers(3, 8))
+        mines = int(rng.integers(2, rows * cols // 3 + 2))
+        cells = mid_game(rng, rows, cols, mines, int(rng.integers(2, 8)))
+        if not (cells == H).any():
+            continue
+        a = analyze(cells, mines)
+        if a.layouts > kernel.ENDGAME_LAYOUTS:
+            continue
+        budget = int(rng.choice([1, 3, 10, 10**6]))
+        compiled = policy._endgame_values(cells, a, budget)
+        analysis._KERNEL[:] = [None]
+        try:
+            python = policy._endgame_values(cells, a, budget)
+        finally:
+            analysis._KERNEL[:] = [kernel]
+        assert compiled == python
+        searched += python is not None
+        stopped += python is None and policy._endgame_values(cells, a, 10**6) is not None
+    assert searched > 300 and stopped > 30

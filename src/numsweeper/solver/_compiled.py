@@ -23,7 +23,8 @@ counts by mine total are a short run of int64s in a pool: ``start``,
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.typed import Dict
 
 OK = 0
 FALLBACK = 1  # a count would leave int64, or a cut is too wide to pack
@@ -607,3 +608,171 @@ def local_rules_stack(
             # numbers are stamped by round; the next board starts afresh
         stamp[:] = -1
     return safe, mines
+
+
+#: The endgame search keys its memo by the set of layouts left, as a bitset
+#: of this many 64-bit words: it takes at most 64 * _MEMO_WORDS layouts.
+_MEMO_WORDS = 5
+ENDGAME_LAYOUTS = 64 * _MEMO_WORDS
+_memo_key = types.UniTuple(types.uint64, _MEMO_WORDS)  # type: ignore[no-untyped-call]
+
+
+@njit(cache=True, inline="always")
+def _popcount(x: np.uint64) -> int:
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return int((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
+
+@njit(cache=True)
+def _key(group: np.ndarray) -> tuple[int, int, int, int, int]:  # pragma: no cover
+    words = np.zeros(_MEMO_WORDS, dtype=np.uint64)
+    for j in group:
+        words[j >> 6] |= np.uint64(1) << np.uint64(j & 63)
+    return (words[0], words[1], words[2], words[3], words[4])
+
+
+@njit(cache=True)
+def _split_by(
+    group: np.ndarray, labels: np.ndarray, n_labels: int
+) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover - compiled
+    """The group's layouts sorted by label, and where each label starts."""
+    starts = np.zeros(n_labels + 1, dtype=np.int64)
+    for x in range(group.shape[0]):
+        starts[labels[x] + 1] += 1
+    for k in range(n_labels):
+        starts[k + 1] += starts[k]
+    out = np.zeros(group.shape[0], dtype=np.int64)
+    fill = starts[:n_labels].copy()
+    for x in range(group.shape[0]):
+        out[fill[labels[x]]] = group[x]
+        fill[labels[x]] += 1
+    return out, starts
+
+
+@njit(cache=True)
+def _clicked(
+    group: np.ndarray, lays: np.ndarray, nbr: np.ndarray, i: int
+) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover - compiled
+    """The layouts where cell ``i`` is safe, split by the number it shows."""
+    labels = np.full(group.shape[0], 9, dtype=np.int64)  # 9: a mine
+    for x in range(group.shape[0]):
+        lay = lays[group[x]]
+        if not (lay >> np.uint64(i)) & np.uint64(1):
+            labels[x] = _popcount(lay & nbr[i])
+    return _split_by(group, labels, 10)
+
+
+@njit(cache=True)
+def _wins(
+    group: np.ndarray,
+    lays: np.ndarray,
+    nbr: np.ndarray,
+    clickable: np.ndarray,
+    full: np.uint64,
+    memo: dict[tuple[int, int, int, int, int], int],
+    left: np.ndarray,
+) -> int:  # pragma: no cover - compiled
+    """Layouts of ``group`` won under perfect play; -1 past the budget."""
+    m = group.shape[0]
+    if m == 1:
+        return 1
+    key = _key(group)
+    if key in memo:
+        return memo[key]
+    n = nbr.shape[0]
+    left[0] -= 1
+    left[1] -= m * n
+    if left[0] < 0 or left[1] < 0:
+        return -1
+    union = np.uint64(0)
+    inter = full
+    for x in range(m):
+        union |= lays[group[x]]
+        inter &= lays[group[x]]
+    varying = union & ~inter
+    free = full & ~union
+    # Reveal every certainly safe cell at once: split by all their numbers.
+    labels = np.zeros(m, dtype=np.int64)
+    n_labels = 1
+    for i in range(n):
+        if (free >> np.uint64(i)) & np.uint64(1) and nbr[i] & varying:
+            renumber = np.full(9 * n_labels, -1, dtype=np.int64)
+            count = 0
+            for x in range(m):
+                code = labels[x] * 9 + _popcount(lays[group[x]] & nbr[i])
+                if renumber[code] < 0:
+                    renumber[code] = count
+                    count += 1
+                labels[x] = renumber[code]
+            n_labels = count
+    result = 0
+    if n_labels > 1:
+        ordered, starts = _split_by(group, labels, n_labels)
+        for k in range(n_labels):
+            won = _wins(ordered[starts[k] : starts[k + 1]], lays, nbr, clickable, full, memo, left)
+            if won < 0:
+                return -1
+            result += won
+    else:
+        undecided = union & ~inter
+        for i in range(n):
+            if not ((undecided >> np.uint64(i)) & np.uint64(1) and clickable[i]):
+                continue
+            ordered, starts = _clicked(group, lays, nbr, i)
+            total = 0
+            for k in range(9):
+                if starts[k + 1] > starts[k]:
+                    won = _wins(
+                        ordered[starts[k] : starts[k + 1]], lays, nbr, clickable, full, memo, left
+                    )
+                    if won < 0:
+                        return -1
+                    total += won
+            result = max(result, total)
+    memo[key] = result
+    return result
+
+
+@njit(cache=True)
+def endgame_wins(
+    lays: np.ndarray, nbr: np.ndarray, clickable: np.ndarray, budget: int, work: int
+) -> np.ndarray:  # pragma: no cover - compiled
+    """Layouts won by clicking each undecided cell, then playing perfectly.
+
+    ``lays`` are the layouts as bitmasks over the undecided cells (at most
+    64 cells, at most ``ENDGAME_LAYOUTS`` layouts), ``nbr[i]`` the mask of
+    cell ``i``'s undecided neighbours.  Returns one count per cell, -1 for
+    a cell that is not a risky clickable choice, or an empty array once the
+    search needs more than ``budget`` states or ``work`` layout-cells.
+    """
+    n = nbr.shape[0]
+    full = (
+        np.uint64(0xFFFFFFFFFFFFFFFF) if n == 64 else (np.uint64(1) << np.uint64(n)) - np.uint64(1)
+    )
+    memo = Dict.empty(key_type=_memo_key, value_type=types.int64)
+    left = np.array([budget, work], dtype=np.int64)
+    group = np.arange(lays.shape[0])
+    union = np.uint64(0)
+    inter = full
+    for x in range(lays.shape[0]):
+        union |= lays[x]
+        inter &= lays[x]
+    undecided = union & ~inter
+    out = np.full(n, -1, dtype=np.int64)
+    for i in range(n):
+        if not ((undecided >> np.uint64(i)) & np.uint64(1) and clickable[i]):
+            continue
+        ordered, starts = _clicked(group, lays, nbr, i)
+        total = 0
+        for k in range(9):
+            if starts[k + 1] > starts[k]:
+                won = _wins(
+                    ordered[starts[k] : starts[k + 1]], lays, nbr, clickable, full, memo, left
+                )
+                if won < 0:
+                    return np.zeros(0, dtype=np.int64)
+                total += won
+        out[i] = total
+    return out

@@ -602,10 +602,14 @@ def _endgame_values(
     Every layout is equally likely.  A state is the set of layouts still
     consistent; cells safe in all of them are revealed for free (more
     information never hurts), then the search tries every other undecided
-    cell and averages over the numbers it could show.  Certain mines are
-    fixed, so only undecided cells enter the layouts.  Returns None if the
-    search needs more than ``budget`` states, or examines more than
+    cell and sums over the numbers it could show.  The search counts the
+    layouts won, in exact integers, so equal clicks tie exactly; a click's
+    value is its count over the number of layouts.  Certain mines are fixed,
+    so only undecided cells enter the layouts.  Returns None if the search
+    needs more than ``budget`` states, or examines more than
     ``budget * _WORK_PER_STATE`` layout-cells, or no click is undecided.
+    With numba installed the same search runs compiled (when at most
+    ``ENDGAME_LAYOUTS`` layouts remain).
     """
     p = a.probabilities
     known = (cells < 0) & (p == 1.0)
@@ -628,20 +632,49 @@ def _endgame_values(
                 mask |= 1 << j
         nbr.append(mask)
     clickable = [bool(cells[r, c] == HIDDEN) for r, c in unknown]
-    full = (1 << len(unknown)) - 1
-    memo: dict[frozenset[int], float] = {}
-    # Work left: every state costs the layouts it examines per candidate
-    # cell, so a few wide states cannot run for minutes within the budget.
-    work = [budget * _WORK_PER_STATE]
+    kernel = _kernel()
+    if kernel is not None and len(unknown) <= 64 and len(layouts) <= kernel.ENDGAME_LAYOUTS:
+        wins = kernel.endgame_wins(
+            np.array(layouts, dtype=np.uint64),
+            np.array(nbr, dtype=np.uint64),
+            np.array(clickable, dtype=np.bool_),
+            budget,
+            budget * _WORK_PER_STATE,
+        )
+        if not len(wins):
+            return None
+        won = {i: w for i, w in enumerate(wins.tolist()) if w >= 0}
+    else:
+        try:
+            won = _endgame_wins(layouts, nbr, clickable, budget)
+        except _OverBudget:
+            return None
+    if not won:
+        return None
+    return {unknown[i]: w / len(layouts) for i, w in won.items()}
 
-    def value(group: frozenset[int]) -> float:
+
+def _endgame_wins(
+    layouts: list[int], nbr: list[int], clickable: list[bool], budget: int
+) -> dict[int, int]:
+    """Layouts won by each risky click of :func:`_endgame_values`, in Python."""
+    n = len(nbr)
+    full = (1 << n) - 1
+    memo: dict[frozenset[int], int] = {}
+    # States and work left: every state costs the layouts it examines per
+    # candidate cell, so a few wide states cannot run for minutes within the
+    # budget.  Both totals are the same in any order of search.
+    left = [budget, budget * _WORK_PER_STATE]
+
+    def wins(group: frozenset[int]) -> int:
         if len(group) == 1:
-            return 1.0
+            return 1
         got = memo.get(group)
         if got is not None:
             return got
-        work[0] -= len(group) * len(unknown)
-        if len(memo) >= budget or work[0] < 0:
+        left[0] -= 1
+        left[1] -= len(group) * n
+        if left[0] < 0 or left[1] < 0:
             raise _OverBudget
         union = 0
         inter = full
@@ -653,29 +686,29 @@ def _endgame_values(
         # numbers.  Only safe cells next to an undecided cell can show
         # different numbers in different layouts.
         varying = union & ~inter
-        bits = [i for i in range(len(unknown)) if free >> i & 1 and nbr[i] & varying]
+        bits = [i for i in range(n) if free >> i & 1 and nbr[i] & varying]
         parts: dict[tuple[int, ...], list[int]] = {}
         if bits:
             for lay in group:
                 key = tuple([(lay & nbr[i]).bit_count() for i in bits])
                 parts.setdefault(key, []).append(lay)
         if len(parts) > 1:
-            result = sum(len(q) * value(frozenset(q)) for q in parts.values()) / len(group)
+            result = sum(wins(frozenset(q)) for q in parts.values())
         else:
-            result = max((click(group, i) for i in risky(union, inter)), default=0.0)
+            result = max((click(group, i) for i in risky(union, inter)), default=0)
         memo[group] = result
         return result
 
     def risky(union: int, inter: int) -> list[int]:
         undecided = union & ~inter
-        return [i for i in range(len(unknown)) if undecided >> i & 1 and clickable[i]]
+        return [i for i in range(n) if undecided >> i & 1 and clickable[i]]
 
-    def click(group: frozenset[int], i: int) -> float:
+    def click(group: frozenset[int], i: int) -> int:
         parts: dict[int, list[int]] = {}
         for lay in group:
             if not lay >> i & 1:
                 parts.setdefault((lay & nbr[i]).bit_count(), []).append(lay)
-        return sum(len(q) * value(frozenset(q)) for q in parts.values()) / len(group)
+        return sum(wins(frozenset(q)) for q in parts.values())
 
     root = frozenset(layouts)
     union = 0
@@ -683,13 +716,7 @@ def _endgame_values(
     for lay in root:
         union |= lay
         inter &= lay
-    options = risky(union, inter)
-    if not options:
-        return None
-    try:
-        return {unknown[i]: click(root, i) for i in options}
-    except _OverBudget:
-        return None
+    return {i: click(root, i) for i in risky(union, inter)}
 
 
 def _layouts(
