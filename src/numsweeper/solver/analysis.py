@@ -399,15 +399,12 @@ def _kernel_inputs(order: list[int], group_cons: list[list[int]], sizes: list[in
     from 0, CSR style), and the board-wide id of each renumbered constraint.
     """
     number: dict[int, int] = {}
-    ptr = [0]
-    idx: list[int] = []
-    for g in order:
-        for c in group_cons[g]:
-            idx.append(number.setdefault(c, len(number)))
-        ptr.append(len(idx))
+    idx = [number.setdefault(c, len(number)) for g in order for c in group_cons[g]]
+    ptr = np.zeros(len(order) + 1, dtype=np.int64)
+    np.cumsum([len(group_cons[g]) for g in order], out=ptr[1:])
     return (
         np.array([sizes[g] for g in order], dtype=np.int64),
-        np.array(ptr, dtype=np.int64),
+        ptr,
         np.array(idx, dtype=np.int64),
         list(number),
     )
@@ -757,10 +754,13 @@ def _frontier(unknown: NDArray[np.bool_], revealed: NDArray[np.bool_]) -> _Front
         # each signature is its constraints after its -1 padding
         pads = np.count_nonzero(sigs < 0, axis=1).tolist()
         group_cons = [row[k:] for row, k in zip(sigs.tolist(), pads, strict=True)]
+        # each group's cache key: the positions of its numbers, and its size
+        spots = np.where(sigs >= 0, con_flat[np.maximum(sigs, 0)], -1).tolist()
+        keys = [(tuple(row[k:]), n) for row, k, n in zip(spots, pads, sizes, strict=True)]
         kernel = _kernel()
         if kernel is None:
             parts = [
-                _part(groups, group_cons, sizes, where)
+                _part(groups, group_cons, keys)
                 for groups in _split(list(range(len(sizes))), group_cons)
             ]
         else:  # the same components, each already in elimination order
@@ -773,7 +773,7 @@ def _frontier(unknown: NDArray[np.bool_], revealed: NDArray[np.bool_]) -> _Front
             bounds, ordered = part_ptr.tolist(), order.tolist()
             parts = []
             for a, b in itertools.pairwise(bounds):
-                part = _part(ordered[a:b], group_cons, sizes, where)
+                part = _part(ordered[a:b], group_cons, keys)
                 part.order = part.groups
                 parts.append(part)
     for array in (free_grid, con_flat, front_flat, group_of):
@@ -786,11 +786,20 @@ def _frontier(unknown: NDArray[np.bool_], revealed: NDArray[np.bool_]) -> _Front
     return shape
 
 
-def _part(groups: list[int], cons: list[list[int]], sizes: list[int], where: list[int]) -> _Part:
-    group_keys = [(tuple([where[c] for c in cons[g]]), sizes[g]) for g in groups]
-    numbers = sorted({c for g in groups for c in cons[g]})  # ``where`` increases with c
-    positions = tuple([where[c] for c in numbers])
+_GroupKey = tuple[tuple[int, ...], int]
+
+
+def _part(groups: list[int], cons: list[list[int]], keys: list[_GroupKey]) -> _Part:
+    """The part of these groups; ``keys[g]`` is group ``g``'s cache key."""
+    group_keys = [keys[g] for g in groups]
+    numbers = sorted({c for g in groups for c in cons[g]})
+    # the board positions of those numbers (positions increase with ids)
+    positions = tuple(sorted({x for spots, _ in group_keys for x in spots}))
     return _Part(groups, numbers, group_keys, (positions, tuple(sorted(group_keys))))
+
+
+def _group_keys(cons: list[list[int]], sizes: list[int], where: list[int]) -> list[_GroupKey]:
+    return [(tuple([where[c] for c in gc]), n) for gc, n in zip(cons, sizes, strict=True)]
 
 
 def _split(groups: list[int], cons: list[list[int]]) -> list[list[int]]:
@@ -868,7 +877,8 @@ def _solve_frontier(
                 cons = [list(gc) for gc in cons]
             for g in part.groups:
                 cons[g] = [c for c in cons[g] if c not in drop]
-            work.extend(_part(gs, cons, sizes, where) for gs in _split(part.groups, cons))
+            keys = _group_keys(cons, sizes, where)
+            work.extend(_part(gs, cons, keys) for gs in _split(part.groups, cons))
             continue
         components.append(_Component(order, poly, margs))
         position = {g: i for i, g in enumerate(order)}
