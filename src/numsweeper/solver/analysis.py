@@ -146,11 +146,15 @@ def _coerce(visible: Any, mines: Any) -> tuple[NDArray[np.int8], int]:
             raise InvalidBoardError(
                 f"visible must be a non-empty 2-D array, got shape {array.shape}"
             )
-        cells = array.astype(np.int8)
-        if not np.array_equal(cells, array):
-            raise InvalidBoardError("visible holds values outside int8")
-    bad = ~(((cells >= 0) & (cells <= 8)) | (cells == HIDDEN) | (cells == FLAG))
-    if bad.any():
+        if array.dtype == np.int8:
+            cells = array  # only read
+        else:
+            cells = array.astype(np.int8)
+            if not np.array_equal(cells, array):
+                raise InvalidBoardError("visible holds values outside int8")
+    # valid: counts 0..8, HIDDEN (-1) and FLAG (-2), a contiguous range
+    if cells.min() < min(HIDDEN, FLAG) or cells.max() > 8:
+        bad = ~(((cells >= 0) & (cells <= 8)) | (cells == HIDDEN) | (cells == FLAG))
         r, c = np.argwhere(bad)[0]
         raise InvalidBoardError(
             f"cell ({r}, {c}) shows {int(cells[r, c])!r}: analysis needs a game in progress "
@@ -576,7 +580,9 @@ def analyze(
             f"{int(np.count_nonzero(known))} flags exceed mines={total!r}; e.g. flag ({r}, {c})"
         )
 
-    need_grid = cells.astype(np.int16) - adjacent_counts(known)
+    need_grid = cells.astype(np.int16)
+    if trust_flags:
+        need_grid -= adjacent_counts(known)
     shape = _frontier(unknown, revealed)
     bad = revealed & ((need_grid < 0) | (need_grid > shape.free_grid))
     if bad.any():
