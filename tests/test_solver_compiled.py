@@ -7,6 +7,9 @@ hand the component back to the pure-Python count.
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 
 import numpy as np
@@ -251,3 +254,16 @@ def test_compiled_endgame_wins_match_the_python_search() -> None:
         searched += python is not None
         stopped += python is None and policy._endgame_values(cells, a, 10**6) is not None
     assert searched > 300 and stopped > 30
+
+
+def test_the_environment_can_turn_the_kernels_off() -> None:
+    code = (
+        "import numpy as np; from numsweeper.solver import analysis, analyze; "
+        "a = analyze(np.array([[-1, 1, 0]], dtype=np.int8), 1); "
+        "print(analysis._kernel() is None, a.layouts)"
+    )
+    for value, off in (("1", True), ("0", False), ("", False)):
+        env = {**os.environ, "NUMSWEEPER_PURE_PYTHON": value}
+        run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+        assert run.returncode == 0, run.stderr
+        assert run.stdout.split() == [str(off), "1"]

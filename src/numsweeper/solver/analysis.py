@@ -26,6 +26,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -379,11 +380,16 @@ _KERNEL: list[Any] = []  # the compiled module, or None, once looked for
 
 
 def _kernel() -> Any:
-    """The compiled count (``pip install numsweeper[fast]``), or None.
+    """The compiled kernels (``pip install numsweeper[fast]``), or None.
 
     Imported on first use, so ``import numsweeper`` does not load numba.
+    Setting the environment variable ``NUMSWEEPER_PURE_PYTHON=1`` turns
+    them off (same results, slower).
     """
     if not _KERNEL:
+        if os.environ.get("NUMSWEEPER_PURE_PYTHON", "") not in ("", "0"):
+            _KERNEL.append(None)
+            return None
         try:
             from . import _compiled
         except ImportError:  # numba is not installed
