@@ -534,23 +534,29 @@ def local_rules_stack(
     to_mine = np.zeros(n, dtype=np.bool_)
     to_safe = np.zeros(n, dtype=np.bool_)
     decided = np.zeros(n, dtype=np.int64)
+    across = np.zeros(n, dtype=np.int64)
     for b in range(k):
         cells = visible[b].reshape(n)
         is_safe = safe[b].reshape(n)
         is_mine = mines[b].reshape(n)
+        # hidden neighbours of every cell: 3-wide row sums, then column sums
+        for r in range(rows):
+            for c in range(cols):
+                x = 0
+                for cc in range(max(c - 1, 0), min(c + 2, cols)):
+                    x += cells[r * cols + cc] < 0
+                across[r * cols + c] = x
         n_active = 0
-        for i in range(n):
-            if cells[i] >= 0:
-                r, c = i // cols, i % cols
-                free = 0
-                for dr in range(-1, 2):
-                    for dc in range(-1, 2):
-                        rr, cc = r + dr, c + dc
-                        inside = 0 <= rr < rows and 0 <= cc < cols
-                        if (dr or dc) and inside and cells[rr * cols + cc] < 0:
-                            free += 1
+        for r in range(rows):
+            for c in range(cols):
+                i = r * cols + c
+                if cells[i] < 0:
+                    continue
+                x = 0
+                for rr in range(max(r - 1, 0), min(r + 2, rows)):
+                    x += across[rr * cols + c]
                 need[i] = cells[i]
-                n_free[i] = free
+                n_free[i] = x  # a number is not hidden itself
                 active[n_active] = i
                 n_active += 1
         for step in range(max_rounds):
