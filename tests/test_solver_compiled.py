@@ -90,7 +90,12 @@ def test_the_kernel_is_used_when_numba_is_installed() -> None:
     for part in shape.parts:
         order = analysis._elimination_order(part.groups, shape.group_cons)
         inputs = analysis._kernel_inputs(order, shape.group_cons, shape.sizes)
-        got = analysis._count_compiled(kernel, inputs, order, shape.group_cons, need, 10**6)
+        assert shape.csr is not None
+        compiled_inputs = kernel.count_inputs(np.array(order), *shape.csr, len(need))
+        for a, b in zip(inputs, compiled_inputs, strict=True):
+            np.testing.assert_array_equal(a, b)
+        need_array = np.array(need, dtype=np.int64)
+        got = analysis._count_compiled(kernel, inputs, order, shape.group_cons, need_array, 10**6)
         assert got is not None  # an expert frontier fits int64
         want = analysis._count_component(order, shape.group_cons, shape.sizes, need, 10**6)
         assert got == want

@@ -512,6 +512,39 @@ def split_and_order(
 
 
 @njit(cache=True)
+def count_inputs(
+    order: np.ndarray, sizes: np.ndarray, grp_ptr: np.ndarray, grp_idx: np.ndarray, n_cons: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover - compiled
+    """The inputs of :func:`count_component` for groups in ``order``.
+
+    Returns the groups' sizes in that order, their constraints renumbered
+    from 0 in order of first appearance (CSR: ``ptr``, ``idx``), and the
+    original id of each renumbered constraint.
+    """
+    n = order.shape[0]
+    out_sizes = np.zeros(n, dtype=np.int64)
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    for x in range(n):
+        g = order[x]
+        out_sizes[x] = sizes[g]
+        ptr[x + 1] = ptr[x] + grp_ptr[g + 1] - grp_ptr[g]
+    idx = np.zeros(ptr[n], dtype=np.int64)
+    number = np.full(n_cons, -1, dtype=np.int64)
+    ids = np.zeros(ptr[n], dtype=np.int64)
+    count = 0
+    for x in range(n):
+        g = order[x]
+        for p in range(grp_ptr[g], grp_ptr[g + 1]):
+            c = grp_idx[p]
+            if number[c] < 0:
+                number[c] = count
+                ids[count] = c
+                count += 1
+            idx[ptr[x] + p - grp_ptr[g]] = number[c]
+    return out_sizes, ptr, idx, ids[:count]
+
+
+@njit(cache=True)
 def local_rules_stack(
     visible: np.ndarray, max_rounds: int
 ) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover - compiled

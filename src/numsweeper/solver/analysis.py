@@ -399,7 +399,7 @@ def _kernel() -> Any:
     return _KERNEL[0]
 
 
-_Inputs = tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], list[int]]
+_Inputs = tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]
 
 
 def _kernel_inputs(order: list[int], group_cons: list[list[int]], sizes: list[int]) -> _Inputs:
@@ -416,7 +416,7 @@ def _kernel_inputs(order: list[int], group_cons: list[list[int]], sizes: list[in
         np.array([sizes[g] for g in order], dtype=np.int64),
         ptr,
         np.array(idx, dtype=np.int64),
-        list(number),
+        np.array(list(number), dtype=np.int64),
     )
 
 
@@ -425,7 +425,7 @@ def _count_compiled(
     inputs: _Inputs,
     order: list[int],
     group_cons: list[list[int]],
-    need: list[int],
+    need: NDArray[np.int64],
     max_states: int,
 ) -> tuple[Poly, list[Poly]] | None:
     """:func:`_count_component` by the compiled kernel: the same integers.
@@ -435,9 +435,7 @@ def _count_compiled(
     runs the pure-Python count.
     """
     sizes, ptr, idx, numbered = inputs
-    status, step, poly, marg = kernel.count_component(
-        sizes, ptr, idx, np.array([need[c] for c in numbered], dtype=np.int64), max_states
-    )
+    status, step, poly, marg = kernel.count_component(sizes, ptr, idx, need[numbered], max_states)
     if status == kernel.EMPTY:  # name the constraint _forward would name
         cons = group_cons[order[step]]
         later = {c for g in order[step + 1 :] for c in group_cons[g]}
@@ -710,6 +708,8 @@ class _Frontier:
     group_cons: list[list[int]]
     parts: list[_Part]
     unconstrained: int
+    # with the compiled kernels: group sizes and the groups' constraints (CSR)
+    csr: tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]] | None = None
 
 
 # The last few structures, keyed by the revealed and unknown masks: the
@@ -745,6 +745,7 @@ def _frontier(unknown: NDArray[np.bool_], revealed: NDArray[np.bool_]) -> _Front
     sizes: list[int] = []
     group_cons: list[list[int]] = []
     parts: list[_Part] = []
+    csr = None
     if len(front_flat):
         # Signature of a frontier cell: sorted ids of the constraints it touches.
         nb = _neighbours(front_flat, rows, cols)
@@ -779,18 +780,19 @@ def _frontier(unknown: NDArray[np.bool_], revealed: NDArray[np.bool_]) -> _Front
             valid = sigs >= 0
             ptr = np.zeros(len(sigs) + 1, dtype=np.int64)
             np.cumsum(valid.sum(axis=1), out=ptr[1:])
-            part_ptr, order = kernel.split_and_order(
-                ptr, sigs[valid].astype(np.int64), len(con_flat)
-            )
+            csr = (np.array(sizes, dtype=np.int64), ptr, sigs[valid].astype(np.int64))
+            part_ptr, order = kernel.split_and_order(ptr, csr[2], len(con_flat))
             bounds, ordered = part_ptr.tolist(), order.tolist()
             parts = []
             for a, b in itertools.pairwise(bounds):
                 part = _part(ordered[a:b], group_cons, keys)
                 part.order = part.groups
                 parts.append(part)
-    for array in (free_grid, con_flat, front_flat, group_of):
+    for array in (free_grid, con_flat, front_flat, group_of, *(csr or ())):
         array.flags.writeable = False
-    shape = _Frontier(free_grid, con_flat, where, front_flat, group_of, sizes, group_cons, parts, u)
+    shape = _Frontier(
+        free_grid, con_flat, where, front_flat, group_of, sizes, group_cons, parts, u, csr
+    )
     with _CACHE_LOCK:
         _SHAPES[key] = shape
         while _SHAPES and len(_SHAPES) > min(_SHAPES_KEPT, _SHAPES_CELLS // unknown.size):
@@ -848,6 +850,7 @@ def _solve_frontier(
     where = shape.where
     work = list(shape.parts)
     kernel = _kernel()
+    need_array: NDArray[np.int64] | None = None
     components: list[_Component] = []
     exact = True
     while work:
@@ -869,8 +872,15 @@ def _solve_frontier(
             counted = None
             if kernel is not None:
                 if part.inputs is None:
-                    part.inputs = _kernel_inputs(order, cons, sizes)
-                counted = _count_compiled(kernel, part.inputs, order, cons, need, max_states)
+                    if cons is shape.group_cons and shape.csr is not None:
+                        part.inputs = kernel.count_inputs(
+                            np.array(order, dtype=np.int64), *shape.csr, len(shape.where)
+                        )
+                    else:  # relaxed constraints
+                        part.inputs = _kernel_inputs(order, cons, sizes)
+                if need_array is None:
+                    need_array = np.array(need, dtype=np.int64)
+                counted = _count_compiled(kernel, part.inputs, order, cons, need_array, max_states)
             if counted is None:
                 counted = _count_component(order, cons, sizes, need, max_states)
             poly, margs = counted
