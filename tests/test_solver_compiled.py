@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 import pytest
@@ -21,6 +22,10 @@ from numsweeper._kernels import adjacent_counts
 from numsweeper.solver import analysis, analyze
 
 pytest.importorskip("numba")  # the optional extra: pip install numsweeper[fast]
+pytestmark = pytest.mark.skipif(
+    os.environ.get("NUMSWEEPER_PURE_PYTHON", "") not in ("", "0"),
+    reason="NUMSWEEPER_PURE_PYTHON turns the kernels off",
+)
 
 H = int(ns.HIDDEN)
 
@@ -170,7 +175,8 @@ def test_counts_beyond_int64_fall_back_to_exact_python_integers() -> None:
     (part,) = shape.parts
     order = analysis._elimination_order(part.groups, shape.group_cons)
     inputs = analysis._kernel_inputs(order, shape.group_cons, shape.sizes)
-    status = kernel.count_component(*inputs[:3], np.array(need, dtype=np.int64), 10**6)[0]
+    numbered_need = np.array(need, dtype=np.int64)[inputs[3]]
+    status = kernel.count_component(*inputs[:3], numbered_need, 10**6)[0]
     assert status == kernel.FALLBACK
     a, b = both(cells, mines)
     assert_same(a, b)
@@ -179,21 +185,22 @@ def test_counts_beyond_int64_fall_back_to_exact_python_integers() -> None:
 
 
 def test_policy_moves_are_the_same_with_either_engine() -> None:
-    def play() -> list[tuple[bool, int]]:
-        result = ns.simulate(20, 16, 30, 99, policy="solver", first_click="safe", seed=3)
-        return list(
-            zip(result.records["won"].tolist(), result.records["clicks"].tolist(), strict=True)
-        )
+    def play(rule: str) -> list[tuple[bool, int]]:
+        analysis._CACHE.clear()
+        analysis._SHAPES.clear()
+        result = ns.simulate(40, 16, 30, 99, policy="solver", first_click=rule, seed=3)
+        won, clicks = result.records["won"].tolist(), result.records["clicks"].tolist()
+        return list(zip(won, clicks, strict=True))
 
-    compiled = play()
-    saved = analysis._KERNEL[:]
-    analysis._KERNEL[:] = [None]
-    analysis._CACHE.clear()
-    try:
-        python = play()
-    finally:
-        analysis._KERNEL[:] = saved
-    assert compiled == python
+    for rule in ("safe", "opening"):
+        compiled = play(rule)
+        saved = analysis._KERNEL[:]
+        analysis._KERNEL[:] = [None]
+        try:
+            python = play(rule)
+        finally:
+            analysis._KERNEL[:] = saved
+        assert compiled == python
 
 
 def test_compiled_local_rules_match_the_vectorized_rounds() -> None:
@@ -230,12 +237,29 @@ def test_compiled_local_rules_match_the_vectorized_rounds() -> None:
                 python[0], policy.local_rules(stack, max_rounds=32)[0]
             )
     assert compared == 1200 and limited > 20  # the round limit did bite
+    # one 2-D board, and other integer dtypes, go through the same kernel
+    for board in (stack[0], stack[0].astype(np.int64), stack.astype(np.int16)):
+        compiled = policy.local_rules(board)
+        analysis._KERNEL[:] = [None]
+        try:
+            python = policy.local_rules(board)
+        finally:
+            analysis._KERNEL[:] = [kernel]
+        for got, want in zip(compiled, python, strict=True):
+            assert got.shape == board.shape
+            np.testing.assert_array_equal(got, want)
 
 
-def test_compiled_endgame_wins_match_the_python_search() -> None:
-    # Random endgames on small boards, with budgets that stop some searches.
+@pytest.mark.parametrize("work_per_state", [200, 3])
+def test_compiled_endgame_wins_match_the_python_search(
+    work_per_state: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Random endgames on small boards, with budgets that stop some searches:
+    # by their number of states, or (a tiny work allowance per state) by
+    # the layouts they examine.
     from numsweeper.solver import policy
 
+    monkeypatch.setattr(policy, "_WORK_PER_STATE", work_per_state)
     rng = np.random.default_rng(23)
     kernel = analysis._kernel()
     searched = stopped = 0
@@ -272,3 +296,63 @@ def test_the_environment_can_turn_the_kernels_off() -> None:
         run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
         assert run.returncode == 0, run.stderr
         assert run.stdout.split() == [str(off), "1"]
+
+
+def test_relaxed_pieces_name_the_same_inconsistent_number() -> None:
+    # Under a tiny guard the count relaxes and splits a component; with two
+    # inconsistent pieces, both engines must count them in the same order
+    # and so name the same cell (found by review: they named (0, 0) and
+    # (4, 3) when the pieces followed each engine's own group order).
+    cells = np.array(
+        [[0, 3, H, H, H], [H, 1, H, H, 1], [H, H, 1, H, 2], [H, H, H, 1, H], [H, H, 0, 2, H]],
+        dtype=np.int8,
+    )
+    a, b = both(cells, 6, max_states=2)
+    assert isinstance(a, str) and a == b
+
+
+def outcome(count: Any, *args: Any) -> tuple[str, object]:
+    """What a count returns or raises, comparably."""
+    try:
+        got = count(*args)
+    except analysis._Empty as exc:
+        return "empty", exc.constraint
+    except analysis._TooLarge as exc:
+        return "too large", sorted(exc.active)
+    return ("fallback", None) if got is None else ("ok", got)
+
+
+def test_count_kernel_matches_python_on_counts_near_int64() -> None:
+    # Abstract banded components with large groups: counts and marginals
+    # from small to far beyond 2**61, so every overflow check is exercised;
+    # the kernel must agree exactly or hand the component back.
+    rng = np.random.default_rng(0)
+    kernel = analysis._kernel()
+    seen = {"ok": 0, "fallback": 0, "empty": 0, "too large": 0}
+    for _ in range(200):
+        k, n_cons = int(rng.integers(8, 22)), int(rng.integers(1, 10))
+        sizes = [int(rng.integers(5, 9)) for _ in range(k)]
+        cons = []
+        for g in range(k):
+            centre = g * n_cons / k
+            picks = rng.normal(centre, 1.5, int(rng.integers(1, 4)))
+            cons.append(sorted({int(np.clip(round(x), 0, n_cons - 1)) for x in picks}))
+        used = sorted({c for cs in cons for c in cs})
+        need = [0] * n_cons
+        for c in used:
+            room = sum(sizes[g] for g in range(k) if c in cons[g])
+            need[c] = min(8, room // 2 + int(rng.integers(-1, 2)))
+        order = list(range(k))
+        guard = int(rng.choice([50, 10**6]))
+        want = outcome(analysis._count_component, order, cons, sizes, need, guard)
+        inputs = analysis._kernel_inputs(order, cons, sizes)
+        need_array = np.array(need, dtype=np.int64)
+        got = outcome(analysis._count_compiled, kernel, inputs, order, cons, need_array, guard)
+        seen[got[0]] += 1
+        if got[0] != "fallback":
+            assert got == want
+        else:
+            assert want[0] == "ok"
+            poly = want[1][0]  # type: ignore[index]
+            assert max(poly.values()) * 8 > 2**55  # it fell back for a reason
+    assert min(seen.values()) > 5, seen

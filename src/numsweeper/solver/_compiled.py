@@ -1,11 +1,23 @@
-"""The component count of :mod:`numsweeper.solver.analysis`, compiled by numba.
+"""The solver's hot paths, compiled by numba.
 
 Optional: imported only when numba is installed (``pip install
-numsweeper[fast]``).  It runs the same dynamic programme as the pure-Python
-``_count_component`` (a forward count of partial layouts, cut by cut, then
-a backward sweep over the same states for the completions and the
-mine-weighted marginals) on int64 arrays, and it returns *exactly* the same
-integers.  Every multiplication and addition is checked against
+numsweeper[fast]``), and switched off by ``NUMSWEEPER_PURE_PYTHON=1``.
+Each kernel returns exactly what the pure-Python code it stands for
+returns, so results and moves are the same with or without numba:
+
+- :func:`count_component`: a frontier component's count (``analysis.
+  _count_component``);
+- :func:`split_and_order` and :func:`count_inputs`: a position's components
+  and their elimination order (``analysis._split`` and
+  ``_elimination_order``), and a component's inputs to the count;
+- :func:`local_rules_stack`: ``policy.local_rules``;
+- :func:`endgame_wins`: the endgame search's win counts
+  (``policy._endgame_wins``).
+
+The component count runs the same dynamic programme as the pure-Python one
+(a forward count of partial layouts, cut by cut, then a backward sweep over
+the same states for the completions and the mine-weighted marginals) on
+int64 arrays.  Every multiplication and addition is checked against
 ``_LIMIT``: if a count would leave int64 it gives up (:data:`FALLBACK`) and
 the caller runs the pure-Python count, which has arbitrary precision.  If
 no layout survives a step (:data:`EMPTY`) or a layer grows past
@@ -65,9 +77,12 @@ def count_component(
 
     ``sizes[i]`` is the size of the ``i``-th group in elimination order and
     ``con_idx[con_ptr[i]:con_ptr[i + 1]]`` its constraints, numbered
-    ``0..len(need) - 1``.  Returns ``(status, poly, marginals)``: ``poly[m]``
-    counts the layouts with ``m`` mines, ``marginals[i, m]`` sums the mines
-    of group ``i`` over them.
+    ``0..len(need) - 1``.  Returns ``(status, step, poly, marginals)``:
+    ``poly[m]`` counts the layouts with ``m`` mines, ``marginals[i, m]``
+    sums the mines of group ``i`` over them; ``step`` is the step an
+    :data:`EMPTY` or :data:`TOO_LARGE` status happened at (else -1).  Group
+    sizes above 60 fall back (their binomials would not fit in int64;
+    frontier groups hold at most 8 cells).
     """
     k = sizes.shape[0]
     n_cons = need.shape[0]
@@ -81,6 +96,8 @@ def count_component(
     big = 1
     for i in range(k):
         big = max(big, sizes[i])
+    if big > 60:
+        return FALLBACK, -1, empty, marg
     binom = np.zeros((big + 1, big + 1), dtype=np.int64)
     for n in range(big + 1):
         binom[n, 0] = 1
@@ -290,8 +307,8 @@ def count_component(
     cpool = np.ones(1, dtype=np.int64)
     buf = np.zeros(2 * width + 2, dtype=np.int64)
     mined = np.zeros(2 * width + 2, dtype=np.int64)
-    tails = np.zeros(16, dtype=np.int64)
-    tail_v = np.zeros(16, dtype=np.int64)
+    tails = np.zeros(big + 2, dtype=np.int64)  # one per v in 0..size
+    tail_v = np.zeros(big + 2, dtype=np.int64)
     for i in range(k - 1, -1, -1):
         a0, a1 = lay_ptr[i], lay_ptr[i + 1]
         b0, b1 = lay_ptr[i + 1], lay_ptr[i + 2]

@@ -65,6 +65,7 @@ from .analysis import MAX_STATES, Analysis, _coerce, _kernel, analyze
 __all__ = ["Hint", "SolverPolicy", "hint"]
 
 _NEIGHBOURS = [(dr, dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1) if dr or dc]
+_INT62 = 2**62  # caps the limits passed to the compiled kernels (int64)
 
 
 @dataclass(frozen=True)
@@ -130,7 +131,7 @@ def local_rules(
     kernel = _kernel()
     if kernel is not None and visible.ndim >= 2 and visible.size:
         stack = np.ascontiguousarray(visible, dtype=np.int8).reshape((-1, *visible.shape[-2:]))
-        safe, mines = kernel.local_rules_stack(stack, int(max_rounds))
+        safe, mines = kernel.local_rules_stack(stack, min(int(max_rounds), _INT62))
         return safe.reshape(visible.shape), mines.reshape(visible.shape)
     number = visible >= 0
     unknown = ~number
@@ -638,8 +639,8 @@ def _endgame_values(
             np.array(layouts, dtype=np.uint64),
             np.array(nbr, dtype=np.uint64),
             np.array(clickable, dtype=np.bool_),
-            budget,
-            budget * _WORK_PER_STATE,
+            min(budget, _INT62),  # int64 in the kernel; never reached anyway
+            min(budget * _WORK_PER_STATE, _INT62),
         )
         if not len(wins):
             return None
