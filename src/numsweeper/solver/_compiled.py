@@ -65,6 +65,53 @@ def _grow(pool: np.ndarray, used: int, extra: int) -> np.ndarray:
     return bigger
 
 
+@njit(cache=True, inline="always")
+def _bounds(
+    key: int,
+    lo: int,
+    hi: int,
+    o0: int,
+    o1: int,
+    prev: int,
+    oc_pos: np.ndarray,
+    oc_cap: np.ndarray,
+    mult: np.ndarray,
+    radix: np.ndarray,
+) -> tuple[int, int]:  # pragma: no cover - compiled
+    """The mines a step's group may hold from state ``key``: its older
+    constraints' remaining needs, less what the cells after it can hold."""
+    for o in range(o0, o1):
+        j = prev + oc_pos[o]
+        val = (key // mult[j]) % radix[j]
+        if val - oc_cap[o] > lo:
+            lo = val - oc_cap[o]
+        if val < hi:
+            hi = val
+    return lo, hi
+
+
+@njit(cache=True, inline="always")
+def _next_key(
+    key: int,
+    v: int,
+    q0: int,
+    q1: int,
+    prev: int,
+    src: np.ndarray,
+    dec: np.ndarray,
+    fval: np.ndarray,
+    mult: np.ndarray,
+    radix: np.ndarray,
+) -> int:  # pragma: no cover - compiled
+    """The state after a step's group takes ``v`` mines from state ``key``."""
+    nk = 0
+    for p in range(q0, q1):
+        j = src[p]
+        val = (key // mult[prev + j]) % radix[prev + j] if j >= 0 else fval[p]
+        nk += (val - dec[p] * v) * mult[p]
+    return nk
+
+
 @njit(cache=True)
 def count_component(
     sizes: np.ndarray,
@@ -218,20 +265,9 @@ def count_component(
         n_t = 0
         for s in range(a0, a1):
             key = keys[s]
-            lo, hi = lo0s[i], hi0s[i]
-            for o in range(o0, o1):
-                j = prev + oc_pos[o]
-                val = (key // mult[j]) % radix[j]
-                if val - oc_cap[o] > lo:
-                    lo = val - oc_cap[o]
-                if val < hi:
-                    hi = val
+            lo, hi = _bounds(key, lo0s[i], hi0s[i], o0, o1, prev, oc_pos, oc_cap, mult, radix)
             for v in range(lo, hi + 1):
-                nk = 0
-                for p in range(q0, q1):
-                    j = src[p]
-                    val = (key // mult[prev + j]) % radix[prev + j] if j >= 0 else fval[p]
-                    nk += (val - dec[p] * v) * mult[p]
+                nk = _next_key(key, v, q0, q1, prev, src, dec, fval, mult, radix)
                 if n_t == t_key.shape[0]:
                     t_key = np.concatenate((t_key, np.zeros(n_t, dtype=np.int64)))
                     t_src = np.concatenate((t_src, np.zeros(n_t, dtype=np.int64)))
@@ -324,23 +360,12 @@ def count_component(
         h_used = 0
         for s in range(a0, a1):
             key = keys[s]
-            lo, hi = lo0s[i], hi0s[i]
-            for o in range(o0, o1):
-                j = prev + oc_pos[o]
-                val = (key // mult[j]) % radix[j]
-                if val - oc_cap[o] > lo:
-                    lo = val - oc_cap[o]
-                if val < hi:
-                    hi = val
+            lo, hi = _bounds(key, lo0s[i], hi0s[i], o0, o1, prev, oc_pos, oc_cap, mult, radix)
             n_tails = 0
             lo_m = 1 << 30
             hi_m = -1
             for v in range(lo, hi + 1):
-                nk = 0
-                for p in range(q0, q1):
-                    j = src[p]
-                    val = (key // mult[prev + j]) % radix[prev + j] if j >= 0 else fval[p]
-                    nk += (val - dec[p] * v) * mult[p]
+                nk = _next_key(key, v, q0, q1, prev, src, dec, fval, mult, radix)
                 # binary search among layer i + 1's sorted keys
                 left, right = b0, b1
                 while left < right:
