@@ -356,3 +356,28 @@ def test_count_kernel_matches_python_on_counts_near_int64() -> None:
             poly = want[1][0]  # type: ignore[index]
             assert max(poly.values()) * 8 > 2**55  # it fell back for a reason
     assert min(seen.values()) > 5, seen
+
+
+def test_kernels_stay_in_bounds(tmp_path: Any) -> None:
+    # numba does not check indices: a kernel writing past an array would
+    # corrupt memory silently.  Run this module's comparisons again with
+    # numba's bounds checking on (compiled afresh into a scratch cache).
+    env = {**os.environ, "NUMBA_BOUNDSCHECK": "1", "NUMBA_CACHE_DIR": str(tmp_path)}
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            __file__,
+            "-k",
+            "not stay_in_bounds and not environment",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    assert " passed" in run.stdout

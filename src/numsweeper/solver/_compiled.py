@@ -25,8 +25,8 @@ no layout survives a step (:data:`EMPTY`) or a layer grows past
 raises what the pure-Python count would raise there.
 
 A state is the remaining need of each constraint the cut separates, packed
-into one int64 in mixed radix (constraint ``c`` takes ``need[c] + 1``
-values).  Components whose cuts separate more than ``_WIDEST`` constraints,
+into one int64 as bit fields (constraint ``c`` takes the bits of
+``need[c]``).  Components whose cuts separate more than ``_WIDEST`` constraints,
 or whose states do not fit that packing, fall back too.  Each state's
 counts by mine total are a short run of int64s in a pool: ``start``,
 ``low`` (the smallest mine total) and ``length``.
@@ -75,14 +75,14 @@ def _bounds(
     prev: int,
     oc_pos: np.ndarray,
     oc_cap: np.ndarray,
-    mult: np.ndarray,
-    radix: np.ndarray,
+    shift: np.ndarray,
+    mask: np.ndarray,
 ) -> tuple[int, int]:  # pragma: no cover - compiled
     """The mines a step's group may hold from state ``key``: its older
     constraints' remaining needs, less what the cells after it can hold."""
     for o in range(o0, o1):
         j = prev + oc_pos[o]
-        val = (key // mult[j]) % radix[j]
+        val = (key >> shift[j]) & mask[j]
         if val - oc_cap[o] > lo:
             lo = val - oc_cap[o]
         if val < hi:
@@ -100,15 +100,15 @@ def _next_key(
     src: np.ndarray,
     dec: np.ndarray,
     fval: np.ndarray,
-    mult: np.ndarray,
-    radix: np.ndarray,
+    shift: np.ndarray,
+    mask: np.ndarray,
 ) -> int:  # pragma: no cover - compiled
     """The state after a step's group takes ``v`` mines from state ``key``."""
     nk = 0
     for p in range(q0, q1):
         j = src[p]
-        val = (key // mult[prev + j]) % radix[prev + j] if j >= 0 else fval[p]
-        nk += (val - dec[p] * v) * mult[p]
+        val = (key >> shift[prev + j]) & mask[prev + j] if j >= 0 else fval[p]
+        nk |= (val - dec[p] * v) << shift[p]
     return nk
 
 
@@ -167,11 +167,12 @@ def count_component(
     # dec[p]; old positions oc_pos (with capacity oc_cap after the step)
     # bound v; lo0..hi0 bounds v from the constraints the step opens.
     plan_ptr = np.zeros(k + 1, dtype=np.int64)
-    src = np.zeros(_WIDEST * k + _WIDEST, dtype=np.int64)
-    dec = np.zeros(_WIDEST * k + _WIDEST, dtype=np.int64)
-    fval = np.zeros(_WIDEST * k + _WIDEST, dtype=np.int64)
-    mult = np.zeros(_WIDEST * k + _WIDEST, dtype=np.int64)  # place value of position p
-    radix = np.ones(_WIDEST * k + _WIDEST, dtype=np.int64)  # its remaining need is below this
+    room = min(n_cons, _WIDEST) * k + 1  # a step keeps at most that many
+    src = np.empty(room, dtype=np.int64)
+    dec = np.empty(room, dtype=np.int64)
+    fval = np.empty(room, dtype=np.int64)  # read only where src < 0, set there
+    shift = np.empty(room, dtype=np.int64)  # position p's first bit in the key
+    mask = np.empty(room, dtype=np.int64)  # and its bits (its need fits them)
     oc_ptr = np.zeros(k + 1, dtype=np.int64)
     oc_pos = np.zeros(con_idx.shape[0] + 1, dtype=np.int64)
     oc_cap = np.zeros(con_idx.shape[0] + 1, dtype=np.int64)
@@ -227,13 +228,16 @@ def count_component(
                     new_active[na] = c
                     na += 1
         plan_ptr[i + 1] = q + na
-        place = 1
+        place = 0
         for p in range(na):
-            mult[q + p] = place
-            radix[q + p] = need[new_active[p]] + 1
-            if place > _LIMIT // radix[q + p]:
+            bits = 0
+            while (1 << bits) <= need[new_active[p]]:
+                bits += 1
+            shift[q + p] = place
+            mask[q + p] = (1 << bits) - 1
+            place += bits
+            if place > 62:
                 return FALLBACK, -1, empty, marg
-            place *= radix[q + p]
         oc_ptr[i + 1] = oq
         lo0s[i] = lo0
         hi0s[i] = hi0
@@ -257,6 +261,7 @@ def count_component(
     t_key = np.zeros(64, dtype=np.int64)
     t_src = np.zeros(64, dtype=np.int64)
     t_v = np.zeros(64, dtype=np.int64)
+    perm = np.zeros(64, dtype=np.int64)
     for i in range(k):
         a0, a1 = lay_ptr[i], lay_ptr[i + 1]
         q0, q1 = plan_ptr[i], plan_ptr[i + 1]
@@ -265,9 +270,9 @@ def count_component(
         n_t = 0
         for s in range(a0, a1):
             key = keys[s]
-            lo, hi = _bounds(key, lo0s[i], hi0s[i], o0, o1, prev, oc_pos, oc_cap, mult, radix)
+            lo, hi = _bounds(key, lo0s[i], hi0s[i], o0, o1, prev, oc_pos, oc_cap, shift, mask)
             for v in range(lo, hi + 1):
-                nk = _next_key(key, v, q0, q1, prev, src, dec, fval, mult, radix)
+                nk = _next_key(key, v, q0, q1, prev, src, dec, fval, shift, mask)
                 if n_t == t_key.shape[0]:
                     t_key = np.concatenate((t_key, np.zeros(n_t, dtype=np.int64)))
                     t_src = np.concatenate((t_src, np.zeros(n_t, dtype=np.int64)))
@@ -278,7 +283,18 @@ def count_component(
                 n_t += 1
         if n_t == 0:
             return EMPTY, i, empty, marg
-        perm = np.argsort(t_key[:n_t])
+        if n_t <= 32:  # few transitions: insertion sort, no allocation
+            for x in range(n_t):
+                perm[x] = x
+            for x in range(1, n_t):
+                y = perm[x]
+                z = x
+                while z > 0 and t_key[perm[z - 1]] > t_key[y]:
+                    perm[z] = perm[z - 1]
+                    z -= 1
+                perm[z] = y
+        else:
+            perm = np.argsort(t_key[:n_t])
         n_new = 1
         for x in range(1, n_t):
             if t_key[perm[x]] != t_key[perm[x - 1]]:
@@ -336,11 +352,17 @@ def count_component(
         poly_out[st_low[last_state] + m] = pool[st_start[last_state] + m]
 
     # Backward: completions of layer i + 1's states (c_*), then layer i's.
-    n_next = lay_ptr[k + 1] - lay_ptr[k]
-    c_start = np.zeros(n_next, dtype=np.int64)
-    c_low = np.zeros(n_next, dtype=np.int64)
-    c_len = np.ones(n_next, dtype=np.int64)
-    cpool = np.ones(1, dtype=np.int64)
+    widest = 1
+    for i in range(k + 1):
+        widest = max(widest, lay_ptr[i + 1] - lay_ptr[i])
+    c_start = np.zeros(widest, dtype=np.int64)
+    c_low = np.zeros(widest, dtype=np.int64)
+    c_len = np.ones(widest, dtype=np.int64)
+    cpool = np.ones(64, dtype=np.int64)
+    h_start = np.zeros(widest, dtype=np.int64)
+    h_low = np.zeros(widest, dtype=np.int64)
+    h_len = np.zeros(widest, dtype=np.int64)
+    hpool = np.zeros(64, dtype=np.int64)
     buf = np.zeros(2 * width + 2, dtype=np.int64)
     mined = np.zeros(2 * width + 2, dtype=np.int64)
     tails = np.zeros(big + 2, dtype=np.int64)  # one per v in 0..size
@@ -352,20 +374,16 @@ def count_component(
         o0, o1 = oc_ptr[i], oc_ptr[i + 1]
         prev = plan_ptr[i - 1] if i else 0
         size = sizes[i]
-        n_here = a1 - a0
-        h_start = np.zeros(n_here, dtype=np.int64)
-        h_low = np.zeros(n_here, dtype=np.int64)
-        h_len = np.zeros(n_here, dtype=np.int64)
-        hpool = np.zeros(64, dtype=np.int64)
+        h_len[: a1 - a0] = 0
         h_used = 0
         for s in range(a0, a1):
             key = keys[s]
-            lo, hi = _bounds(key, lo0s[i], hi0s[i], o0, o1, prev, oc_pos, oc_cap, mult, radix)
+            lo, hi = _bounds(key, lo0s[i], hi0s[i], o0, o1, prev, oc_pos, oc_cap, shift, mask)
             n_tails = 0
             lo_m = 1 << 30
             hi_m = -1
             for v in range(lo, hi + 1):
-                nk = _next_key(key, v, q0, q1, prev, src, dec, fval, mult, radix)
+                nk = _next_key(key, v, q0, q1, prev, src, dec, fval, shift, mask)
                 # binary search among layer i + 1's sorted keys
                 left, right = b0, b1
                 while left < right:
@@ -438,7 +456,11 @@ def count_component(
                         if total > _LIMIT:
                             return FALLBACK, -1, empty, marg
                         marg[i, at] = total
-        c_start, c_low, c_len, cpool = h_start, h_low, h_len, hpool
+        # layer i's completions become the next step's; reuse the old buffers
+        c_start, h_start = h_start, c_start
+        c_low, h_low = h_low, c_low
+        c_len, h_len = h_len, c_len
+        cpool, hpool = hpool, cpool
     return OK, -1, poly_out, marg
 
 
