@@ -654,8 +654,9 @@ def local_rules_stack(
                     x += across[rr * cols + c]
                 need[i] = cells[i]
                 n_free[i] = x  # a number is not hidden itself
-                active[n_active] = i
-                n_active += 1
+                if x:  # a number with no hidden neighbour never fires
+                    active[n_active] = i
+                    n_active += 1
         for step in range(max_rounds):
             n_decided = 0
             for a in range(n_active):
