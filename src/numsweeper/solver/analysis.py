@@ -653,10 +653,13 @@ def analyze(
                 for a in comp.polynomial
             }
             for g, marg in zip(comp.groups, comp.marginals, strict=True):
-                num = sum(p * r[a] for a, p in marg.items())
-                group_probs[g] = num / (grand * sizes[g])
+                num = 0
+                for a, p in marg.items():  # (a plain loop: most have 1-3 terms)
+                    num += p * r[a]
+                whole = grand * sizes[g]
+                group_probs[g] = num / whole
                 group_safe[g] = num == 0
-                group_mine[g] = num == grand * sizes[g]
+                group_mine[g] = num == whole
         probs[front_flat] = np.asarray(group_probs)[group_of]
         is_safe[front_flat] = np.asarray(group_safe)[group_of]
         is_mine[front_flat] = np.asarray(group_mine)[group_of]
