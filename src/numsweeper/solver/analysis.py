@@ -654,8 +654,8 @@ def analyze(
             }
             for g, marg in zip(comp.groups, comp.marginals, strict=True):
                 num = 0
-                for a, p in marg.items():  # (a plain loop: most have 1-3 terms)
-                    num += p * r[a]
+                for a, count in marg.items():  # (a plain loop: most have 1-3 terms)
+                    num += count * r[a]
                 whole = grand * sizes[g]
                 group_probs[g] = num / whole
                 group_safe[g] = num == 0
