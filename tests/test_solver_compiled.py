@@ -1,8 +1,10 @@
-"""The compiled component count (numba, optional) against the pure-Python one.
+"""The compiled kernels (numba, optional) against the pure-Python code they replace.
 
-The compiled count must return exactly the same integers, raise the same
-errors and relax the same cuts; where int64 cannot hold a count it must
-hand the component back to the pure-Python count.
+Each kernel must give exactly the same results: the component count the same
+integers, errors and relaxed cuts (and, where int64 cannot hold a count, it
+must hand the component back to the Python count); the structure the same
+components and elimination orders; the local rules the same cells round for
+round; the endgame search the same win counts and the same budget stops.
 """
 
 from __future__ import annotations
@@ -131,7 +133,7 @@ def test_compiled_structure_matches_the_python_split_and_order() -> None:
     assert compared > 500
 
 
-def test_same_results_on_thousands_of_positions() -> None:
+def test_same_results_on_1500_positions() -> None:
     # Small boards (numbers of every kind, inconsistent states included,
     # relaxed counts under a tiny guard) and expert mid-game positions.
     rng = np.random.default_rng(2026)
