@@ -777,19 +777,29 @@ def _wins(
     full: np.uint64,
     memo: dict[tuple[int, int, int, int, int], int],
     left: np.ndarray,
+    out: np.ndarray,
 ) -> int:  # pragma: no cover - compiled
-    """Layouts of ``group`` won under perfect play; -1 past the budget."""
+    """Layouts of ``group`` won under perfect play; -1 past the budget.
+
+    With a non-empty ``out`` the group is the search's root: instead of the
+    best click's count, each risky click's count goes to ``out[i]``, and the
+    root is neither a budgeted state nor memoised (as in the Python search).
+    """
+    root = out.shape[0] > 0
+    none = out[:0]
     m = group.shape[0]
-    if m == 1:
-        return 1
-    key = _key(group)
-    if key in memo:
-        return memo[key]
     n = nbr.shape[0]
-    left[0] -= 1
-    left[1] -= m * n
-    if left[0] < 0 or left[1] < 0:
-        return -1
+    key = _key(group[:0])  # the root's (unused) key
+    if not root:
+        if m == 1:
+            return 1
+        key = _key(group)
+        if key in memo:
+            return memo[key]
+        left[0] -= 1
+        left[1] -= m * n
+        if left[0] < 0 or left[1] < 0:
+            return -1
     union = np.uint64(0)
     inter = full
     for x in range(m):
@@ -797,11 +807,12 @@ def _wins(
         inter &= lays[group[x]]
     varying = union & ~inter
     free = full & ~union
-    # Reveal every certainly safe cell at once: split by all their numbers.
+    # Reveal every certainly safe cell at once: split by all their numbers
+    # (the root has none: its undecided cells are not certainly safe).
     labels = np.zeros(m, dtype=np.int64)
     n_labels = 1
     for i in range(n):
-        if (free >> np.uint64(i)) & np.uint64(1) and nbr[i] & varying:
+        if not root and (free >> np.uint64(i)) & np.uint64(1) and nbr[i] & varying:
             renumber = np.full(9 * n_labels, -1, dtype=np.int64)
             count = 0
             for x in range(m):
@@ -815,7 +826,8 @@ def _wins(
     if n_labels > 1:
         ordered, starts = _split_by(group, labels, n_labels)
         for k in range(n_labels):
-            won = _wins(ordered[starts[k] : starts[k + 1]], lays, nbr, clickable, full, memo, left)
+            part = ordered[starts[k] : starts[k + 1]]
+            won = _wins(part, lays, nbr, clickable, full, memo, left, none)
             if won < 0:
                 return -1
             result += won
@@ -828,14 +840,16 @@ def _wins(
             total = 0
             for k in range(9):
                 if starts[k + 1] > starts[k]:
-                    won = _wins(
-                        ordered[starts[k] : starts[k + 1]], lays, nbr, clickable, full, memo, left
-                    )
+                    part = ordered[starts[k] : starts[k + 1]]
+                    won = _wins(part, lays, nbr, clickable, full, memo, left, none)
                     if won < 0:
                         return -1
                     total += won
+            if root:
+                out[i] = total
             result = max(result, total)
-    memo[key] = result
+    if not root:
+        memo[key] = result
     return result
 
 
@@ -857,26 +871,7 @@ def endgame_wins(
     )
     memo = Dict.empty(key_type=_memo_key, value_type=types.int64)
     left = np.array([budget, work], dtype=np.int64)
-    group = np.arange(lays.shape[0])
-    union = np.uint64(0)
-    inter = full
-    for x in range(lays.shape[0]):
-        union |= lays[x]
-        inter &= lays[x]
-    undecided = union & ~inter
     out = np.full(n, -1, dtype=np.int64)
-    for i in range(n):
-        if not ((undecided >> np.uint64(i)) & np.uint64(1) and clickable[i]):
-            continue
-        ordered, starts = _clicked(group, lays, nbr, i)
-        total = 0
-        for k in range(9):
-            if starts[k + 1] > starts[k]:
-                won = _wins(
-                    ordered[starts[k] : starts[k + 1]], lays, nbr, clickable, full, memo, left
-                )
-                if won < 0:
-                    return np.zeros(0, dtype=np.int64)
-                total += won
-        out[i] = total
+    if _wins(np.arange(lays.shape[0]), lays, nbr, clickable, full, memo, left, out) < 0:
+        return np.zeros(0, dtype=np.int64)
     return out
