@@ -66,6 +66,23 @@ def _grow(pool: np.ndarray, used: int, extra: int) -> np.ndarray:
 
 
 @njit(cache=True, inline="always")
+def _add_scaled(
+    dst: np.ndarray, at: int, src: np.ndarray, start: int, length: int, w: int
+) -> bool:  # pragma: no cover - compiled
+    """``dst[at:at + length] += w * src[start:start + length]``, checked:
+    False (and ``dst`` partly updated) if a count would pass ``_LIMIT``."""
+    for m in range(length):
+        term = _mul(w, src[start + m])
+        if term < 0:
+            return False
+        total = dst[at + m] + term
+        if total > _LIMIT:
+            return False
+        dst[at + m] = total
+    return True
+
+
+@njit(cache=True, inline="always")
 def _bounds(
     key: int,
     lo: int,
@@ -330,14 +347,8 @@ def count_component(
                 v = t_v[perm[z]]
                 w = binom[size, v]
                 base = used + st_low[s] + v - lo_m
-                for m in range(st_len[s]):
-                    term = _mul(w, pool[st_start[s] + m])
-                    if term < 0:
-                        return FALLBACK, -1, empty, marg
-                    total = pool[base + m] + term
-                    if total > _LIMIT:
-                        return FALLBACK, -1, empty, marg
-                    pool[base + m] = total
+                if not _add_scaled(pool, base, pool, st_start[s], st_len[s], w):
+                    return FALLBACK, -1, empty, marg
             keys[t] = t_key[perm[x]]
             st_start[t] = used
             st_low[t] = lo_m
@@ -413,23 +424,12 @@ def count_component(
                 v = tail_v[z]
                 w = binom[size, v]
                 base = c_low[r] + v - lo_m
-                for m in range(c_len[r]):
-                    term = _mul(w, cpool[c_start[r] + m])
-                    if term < 0:
+                if not _add_scaled(buf, base, cpool, c_start[r], c_len[r], w):
+                    return FALLBACK, -1, empty, marg
+                if v:  # the completions weighted by the step's mines
+                    if not _add_scaled(mined, base, cpool, c_start[r], c_len[r], w * v):
                         return FALLBACK, -1, empty, marg
-                    total = buf[base + m] + term
-                    if total > _LIMIT:
-                        return FALLBACK, -1, empty, marg
-                    buf[base + m] = total
-                    if v:
-                        term = _mul(v, term)
-                        if term < 0:
-                            return FALLBACK, -1, empty, marg
-                        total = mined[base + m] + term
-                        if total > _LIMIT:
-                            return FALLBACK, -1, empty, marg
-                        mined[base + m] = total
-                        any_mined = True
+                    any_mined = True
             hpool = _grow(hpool, h_used, length)
             hpool[h_used : h_used + length] = buf[:length]
             h = s - a0
