@@ -55,10 +55,11 @@ Poly = dict[int, int]  # mine total -> weighted layout count
 
 # Counted components, keyed by their structure: the (position, need) of every
 # number and, per group, the positions of its numbers and its size.  That key
-# determines the counting problem, so a hit is exact.  Successive moves of a
+# determines the counting problem, so a hit is exact.  The marginals are
+# stored in the order of the part's ``canon``.  Successive moves of a
 # game, and the policy's look-ahead probes, mostly change one component and
 # find the others here.  Results are never mutated after they are stored.
-_CACHE: OrderedDict[Any, tuple[Poly, dict[Any, Poly]]] = OrderedDict()
+_CACHE: OrderedDict[Any, tuple[Poly, list[Poly]]] = OrderedDict()
 _CACHE_SIZE = 4096
 _CACHE_LOCK = threading.Lock()
 
@@ -424,7 +425,7 @@ def _count_compiled(
     kernel: Any,
     inputs: _Inputs,
     order: list[int],
-    group_cons: list[list[int]],
+    group_cons: list[list[int]] | Callable[[], list[list[int]]],
     need: NDArray[np.int64],
     max_states: int,
 ) -> tuple[Poly, list[Poly]] | None:
@@ -432,20 +433,23 @@ def _count_compiled(
 
     Raises what :func:`_forward` raises, and returns None where the kernel
     cannot count exactly (int64 overflow, very wide cuts): the caller then
-    runs the pure-Python count.
+    runs the pure-Python count.  ``group_cons`` (or a function that returns
+    it) is read only to name what an error names.
     """
     sizes, ptr, idx, numbered = inputs
     status, step, poly, marg = kernel.count_component(
         sizes, ptr, idx, need[numbered], min(max_states, 2**62)
     )
-    if status == kernel.EMPTY:  # name the constraint _forward would name
-        cons = group_cons[order[step]]
-        later = {c for g in order[step + 1 :] for c in group_cons[g]}
-        ending = [c for c in cons if c not in later]
-        raise _Empty((ending or cons)[0])
-    if status == kernel.TOO_LARGE:  # relax what the overflowing cut separates
-        before = {c for g in order[: step + 1] for c in group_cons[g]}
-        after = {c for g in order[step + 1 :] for c in group_cons[g]}
+    if status in (kernel.EMPTY, kernel.TOO_LARGE):
+        of = group_cons() if callable(group_cons) else group_cons
+        if status == kernel.EMPTY:  # name the constraint _forward would name
+            cons = of[order[step]]
+            later = {c for g in order[step + 1 :] for c in of[g]}
+            ending = [c for c in cons if c not in later]
+            raise _Empty((ending or cons)[0])
+        # relax what the overflowing cut separates
+        before = {c for g in order[: step + 1] for c in of[g]}
+        after = {c for g in order[step + 1 :] for c in of[g]}
         raise _TooLarge(sorted(before & after))
     if status != kernel.OK:
         return None
@@ -680,14 +684,18 @@ def analyze(
 
 @dataclass(eq=False)
 class _Part:
-    """One frontier component's structure: its groups, numbers and shape key."""
+    """One frontier component's structure: its groups, numbers and shape key.
+
+    ``shape_key`` (with the numbers' needs, the key of the component's count
+    in the cache) says where its numbers are and which of them each group
+    touches, and how large each group is; ``canon`` lists the groups in the
+    key's own order, so that two parts with equal keys match group for group.
+    """
 
     groups: list[int]
-    cons: list[int]  # its constraints, by position on the board
-    group_keys: list[tuple[tuple[int, ...], int]]  # per group: positions of its numbers, size
-    # positions of its numbers, and its sorted group keys: with the numbers'
-    # needs, the key of its count in the component cache
-    shape_key: tuple[tuple[int, ...], tuple[tuple[tuple[int, ...], int], ...]]
+    cons: list[int]  # its constraints, in increasing order (so by board position)
+    canon: list[int]
+    shape_key: Any  # hashable; see _part and _frontier for its two forms
     order: list[int] | None = None  # elimination order, found on the first count
     inputs: _Inputs | None = None  # the compiled count's view of it, likewise
 
@@ -710,11 +718,16 @@ class _Frontier:
     front_flat: NDArray[np.intp]
     group_of: NDArray[np.intp]
     sizes: list[int]
-    group_cons: list[list[int]]
+    sigs: NDArray[np.intp]  # per group: its constraints, sorted, after -1 padding
     parts: list[_Part]
     unconstrained: int
     # with the compiled kernels: group sizes and the groups' constraints (CSR)
     csr: tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]] | None = None
+
+    @cached_property
+    def group_cons(self) -> list[list[int]]:
+        """Each group's constraints, as lists (built on first use)."""
+        return _unpad(self.sigs)
 
 
 # The last few structures, keyed by the revealed and unknown masks: the
@@ -768,15 +781,12 @@ def _frontier(unknown: NDArray[np.bool_], revealed: NDArray[np.bool_]) -> _Front
         sigs = ranked[first]
         group_of = np.empty(len(ranked), dtype=np.intp)
         group_of[by_sig] = np.cumsum(first) - 1
-        sizes = np.bincount(group_of).tolist()
-        # each signature is its constraints after its -1 padding
-        pads = np.count_nonzero(sigs < 0, axis=1).tolist()
-        group_cons = [row[k:] for row, k in zip(sigs.tolist(), pads, strict=True)]
-        # each group's cache key: the positions of its numbers, and its size
-        spots = np.where(sigs >= 0, con_flat[np.maximum(sigs, 0)], -1).tolist()
-        keys = [(tuple(row[k:]), n) for row, k, n in zip(spots, pads, sizes, strict=True)]
+        counts = np.bincount(group_of)
+        sizes = counts.tolist()
         kernel = _kernel()
         if kernel is None:
+            group_cons = _unpad(sigs)
+            keys = _group_keys(group_cons, sizes, where)
             parts = [
                 _part(groups, group_cons, keys)
                 for groups in _split(list(range(len(sizes))), group_cons)
@@ -785,19 +795,14 @@ def _frontier(unknown: NDArray[np.bool_], revealed: NDArray[np.bool_]) -> _Front
             valid = sigs >= 0
             ptr = np.zeros(len(sigs) + 1, dtype=np.int64)
             np.cumsum(valid.sum(axis=1), out=ptr[1:])
-            csr = (np.array(sizes, dtype=np.int64), ptr, sigs[valid].astype(np.int64))
+            csr = (counts.astype(np.int64), ptr, sigs[valid].astype(np.int64))
             part_ptr, order = kernel.split_and_order(ptr, csr[2], len(con_flat))
-            bounds, ordered = part_ptr.tolist(), order.tolist()
-            parts = []
-            for a, b in itertools.pairwise(bounds):
-                part = _part(ordered[a:b], group_cons, keys)
-                part.order = part.groups
-                parts.append(part)
-    for array in (free_grid, con_flat, front_flat, group_of, *(csr or ())):
+            parts = _parts(part_ptr, order, sigs, csr, con_flat)
+    else:
+        sigs = np.zeros((0, 8), dtype=np.intp)
+    for array in (free_grid, con_flat, front_flat, group_of, sigs, *(csr or ())):
         array.flags.writeable = False
-    shape = _Frontier(
-        free_grid, con_flat, where, front_flat, group_of, sizes, group_cons, parts, u, csr
-    )
+    shape = _Frontier(free_grid, con_flat, where, front_flat, group_of, sizes, sigs, parts, u, csr)
     with _CACHE_LOCK:
         _SHAPES[key] = shape
         while _SHAPES and len(_SHAPES) > min(_SHAPES_KEPT, _SHAPES_CELLS // unknown.size):
@@ -808,13 +813,63 @@ def _frontier(unknown: NDArray[np.bool_], revealed: NDArray[np.bool_]) -> _Front
 _GroupKey = tuple[tuple[int, ...], int]
 
 
+def _unpad(sigs: NDArray[np.intp]) -> list[list[int]]:
+    """Each group's constraints from its signature (constraints after -1s)."""
+    pads = np.count_nonzero(sigs < 0, axis=1).tolist()
+    return [row[k:] for row, k in zip(sigs.tolist(), pads, strict=True)]
+
+
 def _part(groups: list[int], cons: list[list[int]], keys: list[_GroupKey]) -> _Part:
-    """The part of these groups; ``keys[g]`` is group ``g``'s cache key."""
-    group_keys = [keys[g] for g in groups]
+    """The part of these groups; ``keys[g]`` is group ``g``'s cache key.
+
+    Its shape key is its groups' keys (the board positions of their numbers,
+    and their sizes), sorted: a tuple.
+    """
+    canon = sorted(groups, key=keys.__getitem__)
     numbers = sorted({c for g in groups for c in cons[g]})
-    # the board positions of those numbers (positions increase with ids)
-    positions = tuple(sorted({x for spots, _ in group_keys for x in spots}))
-    return _Part(groups, numbers, group_keys, (positions, tuple(sorted(group_keys))))
+    return _Part(groups, numbers, canon, tuple([keys[g] for g in canon]))
+
+
+def _parts(
+    part_ptr: NDArray[np.int64],
+    order: NDArray[np.int64],
+    sigs: NDArray[np.intp],
+    csr: tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]],
+    con_flat: NDArray[np.intp],
+) -> list[_Part]:
+    """The parts the compiled split found, their keys built array-wise.
+
+    ``order`` lists the groups part after part, each part in elimination
+    order, between the bounds ``part_ptr``.  A part's shape key is the bytes
+    of its groups' rows, in group-id order: the board positions of the
+    group's numbers (sorted, after -1 padding) and the group's size.  Group
+    ids follow the padded signatures' lexicographic order, which the
+    positions keep, so the rows' order depends only on the rows: equal keys
+    mean equal components, group for group.  (A bytes key never equals the
+    tuple keys of :func:`_part`, which relaxed parts use.)
+    """
+    sizes, ptr, idx = csr
+    n_groups, n_cons = len(sigs), len(con_flat)
+    bounds = part_ptr.tolist()
+    part_of = np.empty(n_groups, dtype=np.int64)
+    part_of[order] = np.repeat(np.arange(len(bounds) - 1), np.diff(part_ptr))
+    canon = np.lexsort((np.arange(n_groups), part_of))  # by part, then id
+    rows = np.empty((n_groups, sigs.shape[1] + 1), dtype=np.int64)
+    rows[:, :-1] = np.where(sigs >= 0, con_flat[np.maximum(sigs, 0)], -1)
+    rows[:, -1] = sizes
+    rows = rows[canon]
+    # each part's numbers: the distinct (part, constraint) pairs, sorted
+    pairs = np.unique(np.repeat(part_of, np.diff(ptr)) * n_cons + idx)
+    numbers = (pairs % n_cons).tolist()
+    cuts = np.searchsorted(pairs, np.arange(len(bounds)) * n_cons).tolist()
+    ordered, canonical = order.tolist(), canon.tolist()
+    parts = []
+    for j, (a, b) in enumerate(itertools.pairwise(bounds)):
+        groups = ordered[a:b]
+        part = _Part(groups, numbers[cuts[j] : cuts[j + 1]], canonical[a:b], rows[a:b].tobytes())
+        part.order = groups
+        parts.append(part)
+    return parts
 
 
 def _group_keys(cons: list[list[int]], sizes: list[int], where: list[int]) -> list[_GroupKey]:
@@ -850,7 +905,11 @@ def _solve_frontier(
     shape: _Frontier, need: list[int], cols: int, max_states: int
 ) -> tuple[list[_Component], bool]:
     """Count every component; relax the constraints of any that overflows."""
-    cons = shape.group_cons
+    relaxed: list[list[int]] | None = None  # the groups' constraints, once relaxed
+
+    def current() -> list[list[int]]:  # (the shape's own are built only if needed)
+        return shape.group_cons if relaxed is None else relaxed
+
     sizes = shape.sizes
     where = shape.where
     work = list(shape.parts)
@@ -866,28 +925,29 @@ def _solve_frontier(
             if hit is not None:
                 _CACHE.move_to_end(key)
         if hit is not None:
-            poly, by_group = hit
-            margs = [by_group[gk] for gk in part.group_keys]
-            components.append(_Component(part.groups, poly, margs))
+            poly, margs = hit  # the marginals in part.canon's order
+            components.append(_Component(part.canon, poly, margs))
             continue
         if part.order is None:
-            part.order = _elimination_order(part.groups, cons)
+            part.order = _elimination_order(part.groups, current())
         order = part.order
         try:
             counted = None
             if kernel is not None:
                 if part.inputs is None:
-                    if cons is shape.group_cons and shape.csr is not None:
+                    if relaxed is None and shape.csr is not None:
                         part.inputs = kernel.count_inputs(
                             np.array(order, dtype=np.int64), *shape.csr, len(shape.where)
                         )
                     else:  # relaxed constraints
-                        part.inputs = _kernel_inputs(order, cons, sizes)
+                        part.inputs = _kernel_inputs(order, current(), sizes)
                 if need_array is None:
                     need_array = np.array(need, dtype=np.int64)
-                counted = _count_compiled(kernel, part.inputs, order, cons, need_array, max_states)
+                counted = _count_compiled(
+                    kernel, part.inputs, order, current, need_array, max_states
+                )
             if counted is None:
-                counted = _count_component(order, cons, sizes, need, max_states)
+                counted = _count_component(order, current(), sizes, need, max_states)
             poly, margs = counted
         except _Empty as exc:
             flat = where[exc.constraint]
@@ -900,8 +960,9 @@ def _solve_frontier(
             # a copy: the structure is shared with other positions).
             exact = False
             drop = set(exc.active)
-            if cons is shape.group_cons:
-                cons = [list(gc) for gc in cons]
+            if relaxed is None:
+                relaxed = [list(gc) for gc in shape.group_cons]
+            cons = relaxed
             for g in part.groups:
                 cons[g] = [c for c in cons[g] if c not in drop]
             # (sorted: the pieces, and so which inconsistent number is
@@ -911,11 +972,8 @@ def _solve_frontier(
             continue
         components.append(_Component(order, poly, margs))
         position = {g: i for i, g in enumerate(order)}
-        by_group = {
-            gk: margs[position[g]] for g, gk in zip(part.groups, part.group_keys, strict=True)
-        }
         with _CACHE_LOCK:
-            _CACHE[key] = (poly, by_group)
+            _CACHE[key] = (poly, [margs[position[g]] for g in part.canon])
             if len(_CACHE) > _CACHE_SIZE:
                 _CACHE.popitem(last=False)
     return components, exact
