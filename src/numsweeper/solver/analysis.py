@@ -695,7 +695,7 @@ class _Part:
     groups: list[int]
     cons: list[int]  # its constraints, in increasing order (so by board position)
     canon: list[int]
-    shape_key: Any  # hashable; see _part and _frontier for its two forms
+    shape_key: Any  # hashable: bytes from _parts, or a tuple from _part (relaxed parts)
     order: list[int] | None = None  # elimination order, found on the first count
     inputs: _Inputs | None = None  # the compiled count's view of it, likewise
 
@@ -761,9 +761,9 @@ def _frontier(unknown: NDArray[np.bool_], revealed: NDArray[np.bool_]) -> _Front
     where = con_flat.tolist()  # board position of each constraint's number
     group_of = np.zeros(0, dtype=np.intp)
     sizes: list[int] = []
-    group_cons: list[list[int]] = []
     parts: list[_Part] = []
     csr = None
+    group_cons: list[list[int]] | None = None
     if len(front_flat):
         # Signature of a frontier cell: sorted ids of the constraints it touches.
         nb = _neighbours(front_flat, rows, cols)
@@ -783,26 +783,28 @@ def _frontier(unknown: NDArray[np.bool_], revealed: NDArray[np.bool_]) -> _Front
         group_of[by_sig] = np.cumsum(first) - 1
         counts = np.bincount(group_of)
         sizes = counts.tolist()
+        valid = sigs >= 0
+        ptr = np.zeros(len(sigs) + 1, dtype=np.int64)
+        np.cumsum(valid.sum(axis=1), out=ptr[1:])
+        csr = (counts.astype(np.int64), ptr, sigs[valid].astype(np.int64))
         kernel = _kernel()
         if kernel is None:
             group_cons = _unpad(sigs)
-            keys = _group_keys(group_cons, sizes, where)
-            parts = [
-                _part(groups, group_cons, keys)
-                for groups in _split(list(range(len(sizes))), group_cons)
-            ]
+            pieces = _split(list(range(len(sizes))), group_cons)
+            part_ptr = np.zeros(len(pieces) + 1, dtype=np.int64)
+            np.cumsum([len(piece) for piece in pieces], out=part_ptr[1:])
+            order = np.array([g for piece in pieces for g in piece], dtype=np.int64)
+            parts = _parts(part_ptr, order, sigs, csr, con_flat, ordered=False)
         else:  # the same components, each already in elimination order
-            valid = sigs >= 0
-            ptr = np.zeros(len(sigs) + 1, dtype=np.int64)
-            np.cumsum(valid.sum(axis=1), out=ptr[1:])
-            csr = (counts.astype(np.int64), ptr, sigs[valid].astype(np.int64))
             part_ptr, order = kernel.split_and_order(ptr, csr[2], len(con_flat))
-            parts = _parts(part_ptr, order, sigs, csr, con_flat)
+            parts = _parts(part_ptr, order, sigs, csr, con_flat, ordered=True)
     else:
         sigs = np.zeros((0, 8), dtype=np.intp)
     for array in (free_grid, con_flat, front_flat, group_of, sigs, *(csr or ())):
         array.flags.writeable = False
     shape = _Frontier(free_grid, con_flat, where, front_flat, group_of, sizes, sigs, parts, u, csr)
+    if group_cons is not None:  # already built: fill in the lazy attribute
+        vars(shape)["group_cons"] = group_cons
     with _CACHE_LOCK:
         _SHAPES[key] = shape
         while _SHAPES and len(_SHAPES) > min(_SHAPES_KEPT, _SHAPES_CELLS // unknown.size):
@@ -836,11 +838,16 @@ def _parts(
     sigs: NDArray[np.intp],
     csr: tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]],
     con_flat: NDArray[np.intp],
+    *,
+    ordered: bool,
 ) -> list[_Part]:
-    """The parts the compiled split found, their keys built array-wise.
+    """The components' parts, their keys built array-wise.
 
-    ``order`` lists the groups part after part, each part in elimination
-    order, between the bounds ``part_ptr``.  A part's shape key is the bytes
+    ``order`` lists the groups part after part, between the bounds
+    ``part_ptr``; if ``ordered``, each part is in elimination order (as the
+    compiled split leaves them), otherwise the order is found on the first
+    count.  ``csr`` holds the group sizes and each group's constraints.
+    A part's shape key is the bytes
     of its groups' rows, in group-id order: the board positions of the
     group's numbers (sorted, after -1 padding) and the group's size.  Group
     ids follow the padded signatures' lexicographic order, which the
@@ -862,12 +869,13 @@ def _parts(
     pairs = np.unique(np.repeat(part_of, np.diff(ptr)) * n_cons + idx)
     numbers = (pairs % n_cons).tolist()
     cuts = np.searchsorted(pairs, np.arange(len(bounds)) * n_cons).tolist()
-    ordered, canonical = order.tolist(), canon.tolist()
+    listed, canonical = order.tolist(), canon.tolist()
     parts = []
     for j, (a, b) in enumerate(itertools.pairwise(bounds)):
-        groups = ordered[a:b]
+        groups = listed[a:b]
         part = _Part(groups, numbers[cuts[j] : cuts[j + 1]], canonical[a:b], rows[a:b].tobytes())
-        part.order = groups
+        if ordered:
+            part.order = groups
         parts.append(part)
     return parts
 
