@@ -269,6 +269,48 @@ def test_component_cache_hits_match_fresh_counts() -> None:
         np.testing.assert_array_equal(again.safe, a.safe)
 
 
+@pytest.mark.parametrize("engine", ["default", "pure Python"])
+def test_cache_hits_from_other_positions_give_each_group_its_own_marginals(
+    engine: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Successive positions of a game share most of their components, but a
+    # group's id in one position need not be its id in the next (ids follow
+    # each position's own constraints), so a hit must hand the cached
+    # marginals to the right groups whatever their ids.  Every position is
+    # compared with a count from empty caches.
+    from numsweeper.solver import analysis
+
+    if engine == "pure Python":
+        monkeypatch.setattr(analysis, "_KERNEL", [None])
+    rng = np.random.default_rng(5)
+    hits = 0
+    for _ in range(8):
+        board = ns.Board.create(16, 30, 99, ns.RandomPlacement(rng))
+        safe_cells = np.argwhere(~board.mines)
+        analysis._CACHE.clear()
+        for r, c in safe_cells[rng.permutation(len(safe_cells))[:40]]:
+            board.reveal(int(r), int(c))
+            cells = np.where(board.revealed, board.counts, H).astype(np.int8)
+            shape = analysis._frontier(cells == H, cells >= 0)
+            need = cells.ravel()[shape.con_flat].tolist()
+            hits += sum(
+                (tuple(need[k] for k in part.cons), part.shape_key) in analysis._CACHE
+                for part in shape.parts
+            )
+            warm = analyze(cells, 99)
+            saved = analysis._CACHE.copy()
+            analysis._CACHE.clear()
+            analysis._SHAPES.clear()
+            cold = analyze(cells, 99)
+            analysis._CACHE.clear()
+            analysis._CACHE.update(saved)
+            np.testing.assert_array_equal(warm.probabilities, cold.probabilities)
+            assert warm.layouts == cold.layouts
+            np.testing.assert_array_equal(warm.safe, cold.safe)
+            np.testing.assert_array_equal(warm.mines, cold.mines)
+    assert hits > 300  # components found in the cache, counted in other positions
+
+
 def test_numbers_tried_on_one_cell_share_a_structure_and_match_brute_force() -> None:
     # The look-ahead's probes: one structure (which cells are numbers and
     # which hidden), every number tried in turn on one cell.  Each count
