@@ -178,7 +178,7 @@ def _neighbours(flat: NDArray[np.intp], rows: int, cols: int) -> NDArray[np.intp
 
 @dataclass
 class _Component:
-    groups: list[int]  # group ids in elimination order
+    groups: list[int]  # group ids (in elimination order, or a cache hit's canon order)
     polynomial: Poly = field(default_factory=dict)
     marginals: list[Poly] = field(default_factory=list)  # per group in ``groups``
 
@@ -707,9 +707,10 @@ class _Frontier:
     Which cells are numbers and which are hidden decides the constraints, the
     groups and the components; only the needs change between the numbers a
     look-ahead probe tries on one cell.  Never mutated once built (its
-    arrays are read-only), except that each part's elimination order is
-    filled in on its first count: it depends on the structure alone, so a
-    race between threads computes the same order twice.
+    arrays are read-only), except that some attributes are filled in on
+    first use: each part's elimination order and kernel inputs, and
+    ``group_cons``.  Each depends on the structure alone, so a race between
+    threads computes the same value twice.
     """
 
     free_grid: NDArray[np.int8]
@@ -721,7 +722,7 @@ class _Frontier:
     sigs: NDArray[np.intp]  # per group: its constraints, sorted, after -1 padding
     parts: list[_Part]
     unconstrained: int
-    # with the compiled kernels: group sizes and the groups' constraints (CSR)
+    # group sizes and the groups' constraints (CSR), for the compiled kernels
     csr: tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]] | None = None
 
     @cached_property
@@ -822,14 +823,20 @@ def _unpad(sigs: NDArray[np.intp]) -> list[list[int]]:
 
 
 def _part(groups: list[int], cons: list[list[int]], keys: list[_GroupKey]) -> _Part:
-    """The part of these groups; ``keys[g]`` is group ``g``'s cache key.
+    """A piece of a relaxed component; ``keys[g]`` is group ``g``'s cache key.
 
-    Its shape key is its groups' keys (the board positions of their numbers,
-    and their sizes), sorted: a tuple.
+    Its shape key is its groups' keys (the board positions of their
+    remaining numbers, and their sizes), sorted: a tuple.  Its elimination
+    order breaks ties by that key too, not by group id (ids follow the
+    constraints from before the relaxation): a piece that overflows is
+    relaxed further at cuts that its order decides, so the same key must
+    always be counted in the same order, whatever position it comes from.
     """
     canon = sorted(groups, key=keys.__getitem__)
     numbers = sorted({c for g in groups for c in cons[g]})
-    return _Part(groups, numbers, canon, tuple([keys[g] for g in canon]))
+    part = _Part(groups, numbers, canon, tuple([keys[g] for g in canon]))
+    part.order = _elimination_order(groups, cons, {g: i for i, g in enumerate(canon)})
+    return part
 
 
 def _parts(
@@ -847,13 +854,16 @@ def _parts(
     ``part_ptr``; if ``ordered``, each part is in elimination order (as the
     compiled split leaves them), otherwise the order is found on the first
     count.  ``csr`` holds the group sizes and each group's constraints.
-    A part's shape key is the bytes
-    of its groups' rows, in group-id order: the board positions of the
-    group's numbers (sorted, after -1 padding) and the group's size.  Group
-    ids follow the padded signatures' lexicographic order, which the
-    positions keep, so the rows' order depends only on the rows: equal keys
-    mean equal components, group for group.  (A bytes key never equals the
-    tuple keys of :func:`_part`, which relaxed parts use.)
+
+    A part's shape key is the bytes of its groups' rows, in group-id order:
+    each row holds the board positions of the group's numbers (sorted,
+    after -1 padding) and the group's size.  Group ids follow the padded
+    signatures' lexicographic order, and mapping constraint ids to board
+    positions keeps that order (``con_flat`` increases, and -1 is below
+    every position), so the rows' order depends only on the rows: equal keys
+    mean equal components, group for group, and the same elimination order.
+    (A bytes key never equals the tuple keys of :func:`_part`, which relaxed
+    pieces use.)
     """
     sizes, ptr, idx = csr
     n_groups, n_cons = len(sigs), len(con_flat)
@@ -881,6 +891,7 @@ def _parts(
 
 
 def _group_keys(cons: list[list[int]], sizes: list[int], where: list[int]) -> list[_GroupKey]:
+    """Each group's key: the board positions of its numbers, and its size."""
     return [(tuple([where[c] for c in gc]), n) for gc, n in zip(cons, sizes, strict=True)]
 
 
@@ -987,20 +998,23 @@ def _solve_frontier(
     return components, exact
 
 
-def _elimination_order(groups: list[int], cons: list[list[int]]) -> list[int]:
+def _elimination_order(
+    groups: list[int], cons: list[list[int]], tie: dict[int, int] | None = None
+) -> list[int]:
     """Order a component's groups along the frontier to keep cuts narrow.
 
     Cuthill-McKee: breadth-first from a group of least degree, neighbours by
-    increasing degree; ties go to the lower group id, so the order depends
-    only on the component (the compiled ``split_and_order`` gives the same).
-    Frontiers are bands, so this walks along the band.
+    increasing degree; ties go to the lower group id (or the lower
+    ``tie[g]``), so the order depends only on the component (the compiled
+    ``split_and_order`` gives the same).  Frontiers are bands, so this walks
+    along the band.
     """
     by_con: dict[int, list[int]] = {}
     for g in groups:
         for c in cons[g]:
             by_con.setdefault(c, []).append(g)
     adjacent = {g: {h for c in cons[g] for h in by_con[c] if h != g} for g in groups}
-    rank = {g: (len(adjacent[g]), g) for g in groups}
+    rank = {g: (len(adjacent[g]), g if tie is None else tie[g]) for g in groups}
     start = min(groups, key=rank.__getitem__)
     order, seen = [start], {start}
     i = 0
