@@ -129,6 +129,35 @@ def _next_key(
     return nk
 
 
+@njit(cache=True, inline="always")
+def _plan_entry(
+    src: np.ndarray,
+    dec: np.ndarray,
+    fval: np.ndarray,
+    new_active: np.ndarray,
+    q: int,
+    na: int,
+    j: int,
+    d: int,
+    value: int,
+    c: int,
+) -> int:  # pragma: no cover - compiled
+    """Append constraint ``c`` to a step's plan (at ``q + na``); -1 if full.
+
+    Its value comes from position ``j`` of the previous state (``j = -1``:
+    the constant ``value``, a newly opened constraint), less ``d`` times
+    the group's mines; returns the new number of entries.
+    """
+    if na == _WIDEST:
+        return -1
+    src[q + na] = j
+    dec[q + na] = d
+    if j < 0:
+        fval[q + na] = value
+    new_active[na] = c
+    return na + 1
+
+
 @njit(cache=True)
 def count_component(
     sizes: np.ndarray,
@@ -210,12 +239,9 @@ def count_component(
         for j in range(n_active):  # kept constraints
             c = active[j]
             if mark[c] != i and last[c] > i:
-                if na == _WIDEST:
+                na = _plan_entry(src, dec, fval, new_active, q, na, j, 0, 0, c)
+                if na < 0:
                     return FALLBACK, -1, empty, marg
-                src[q + na] = j
-                dec[q + na] = 0
-                new_active[na] = c
-                na += 1
         for j in range(n_active):  # the step's older constraints
             c = active[j]
             if mark[c] == i:
@@ -223,12 +249,9 @@ def count_component(
                 oc_cap[oq] = cap[c]
                 oq += 1
                 if last[c] > i:
-                    if na == _WIDEST:
+                    na = _plan_entry(src, dec, fval, new_active, q, na, j, 1, 0, c)
+                    if na < 0:
                         return FALLBACK, -1, empty, marg
-                    src[q + na] = j
-                    dec[q + na] = 1
-                    new_active[na] = c
-                    na += 1
         lo0 = 0
         hi0 = sizes[i]
         for p in range(con_ptr[i], con_ptr[i + 1]):  # constraints it opens
@@ -237,13 +260,9 @@ def count_component(
                 lo0 = max(lo0, need[c] - cap[c])
                 hi0 = min(hi0, need[c])
                 if last[c] > i:
-                    if na == _WIDEST:
+                    na = _plan_entry(src, dec, fval, new_active, q, na, -1, 1, need[c], c)
+                    if na < 0:
                         return FALLBACK, -1, empty, marg
-                    src[q + na] = -1
-                    fval[q + na] = need[c]
-                    dec[q + na] = 1
-                    new_active[na] = c
-                    na += 1
         plan_ptr[i + 1] = q + na
         place = 0
         for p in range(na):
