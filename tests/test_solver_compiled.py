@@ -272,8 +272,8 @@ def test_compiled_endgame_wins_match_the_python_search(
         if not (cells == H).any():
             continue
         a = analyze(cells, mines)
-        if a.layouts > kernel.ENDGAME_LAYOUTS:
-            continue
+        if a.layouts > 320:
+            continue  # the Python search would take long
         budget = int(rng.choice([1, 3, 10, 10**6]))
         compiled = policy._endgame_values(cells, a, budget)
         analysis._KERNEL[:] = [None]
@@ -285,6 +285,47 @@ def test_compiled_endgame_wins_match_the_python_search(
         searched += python is not None
         stopped += python is None and policy._endgame_values(cells, a, 10**6) is not None
     assert searched > 300 and stopped > 30
+
+
+def test_compiled_endgame_takes_many_layouts_and_wide_positions() -> None:
+    # The compiled listing and search take any number of layouts, and more
+    # than 64 undecided cells (layouts of several 64-bit words).  Positions
+    # of 320 to 1,000 layouts on small boards, and of 65 to 128 undecided
+    # cells (numbers shown at scattered cells of a sparse 10x10 to 12x12
+    # board, without the flood fill): the same values as the Python search.
+    from numsweeper.solver import policy
+
+    rng = np.random.default_rng(29)
+    kernel = analysis._kernel()
+    many = wide = 0
+    while many < 15 or wide < 15:
+        if many < 15:
+            rows, cols = int(rng.integers(5, 7)), int(rng.integers(5, 8))
+            mines = int(rng.integers(rows * cols // 4, rows * cols // 3 + 2))
+            cells = mid_game(rng, rows, cols, mines, int(rng.integers(2, 5)))
+        else:  # a sparse board
+            rows, cols = int(rng.integers(10, 13)), int(rng.integers(10, 13))
+            mines = int(rng.integers(1, 3))
+            board = ns.Board.create(rows, cols, mines, ns.RandomPlacement(rng))
+            shown = ~board.mines & (rng.random((rows, cols)) < 0.1)
+            cells = np.where(shown, board.counts, H).astype(np.int8)
+        a = analyze(cells, mines)
+        p = a.probabilities
+        undecided = int(np.count_nonzero((cells < 0) & (p > 0) & (p < 1)))
+        if not (320 < a.layouts <= 1000 if many < 15 else undecided > 64 and a.layouts <= 200):
+            continue
+        compiled = policy._endgame_values(cells, a, 10**6)
+        analysis._KERNEL[:] = [None]
+        try:
+            python = policy._endgame_values(cells, a, 10**6)
+        finally:
+            analysis._KERNEL[:] = [kernel]
+        assert compiled == python
+        assert python is not None
+        if many < 15:
+            many += 1
+        else:
+            wide += 1
 
 
 def test_the_environment_can_turn_the_kernels_off() -> None:

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit, types
-from numba.typed import Dict
+from numba.typed import Dict, List
 
 OK = 0
 FALLBACK = 1  # a count would leave int64, or a cut is too wide to pack
@@ -733,11 +733,10 @@ def local_rules_stack(
     return safe, mines
 
 
-#: The endgame search keys its memo by the set of layouts left, as a bitset
-#: of this many 64-bit words: it takes at most 64 * _MEMO_WORDS layouts.
-_MEMO_WORDS = 5
-ENDGAME_LAYOUTS = 64 * _MEMO_WORDS
-_memo_key = types.UniTuple(types.uint64, _MEMO_WORDS)  # type: ignore[no-untyped-call]
+#: The endgame search memoises states (sets of layouts left) by two 64-bit
+#: hashes of the layout indices, and keeps each state's indices in a pool to
+#: check a hit against: a hash collision costs a recount, never a wrong count.
+_memo_key = types.UniTuple(types.uint64, 2)  # type: ignore[no-untyped-call]
 
 
 @njit(cache=True, inline="always")
@@ -748,12 +747,36 @@ def _popcount(x: np.uint64) -> int:
     return int((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
 
+@njit(cache=True, inline="always")
+def _shown(lay: np.ndarray, mask: np.ndarray) -> int:
+    """How many of ``mask``'s cells the multi-word layout ``lay`` mines."""
+    total = 0
+    for w in range(lay.shape[0]):
+        total += _popcount(lay[w] & mask[w])
+    return total
+
+
+@njit(cache=True, inline="always")
+def _bit(words: np.ndarray, i: int) -> bool:
+    return bool((words[i >> 6] >> np.uint64(i & 63)) & np.uint64(1))
+
+
+@njit(cache=True, inline="always")
+def _mix(x: np.uint64) -> np.uint64:
+    """splitmix64's finaliser: a well-spread hash of one layout index."""
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
 @njit(cache=True)
-def _key(group: np.ndarray) -> tuple[int, int, int, int, int]:  # pragma: no cover
-    words = np.zeros(_MEMO_WORDS, dtype=np.uint64)
+def _key(group: np.ndarray) -> tuple[np.uint64, np.uint64]:  # pragma: no cover
+    h1 = np.uint64(group.shape[0])
+    h2 = np.uint64(0x9E3779B97F4A7C15)
     for j in group:
-        words[j >> 6] |= np.uint64(1) << np.uint64(j & 63)
-    return (words[0], words[1], words[2], words[3], words[4])
+        h1 += _mix(np.uint64(j))
+        h2 = (h2 ^ _mix(np.uint64(j) + np.uint64(0x632BE59BD9B4E019))) * np.uint64(0x100000001B3)
+    return (h1, h2)
 
 
 @njit(cache=True)
@@ -782,9 +805,54 @@ def _clicked(
     labels = np.full(group.shape[0], 9, dtype=np.int64)  # 9: a mine
     for x in range(group.shape[0]):
         lay = lays[group[x]]
-        if not (lay >> np.uint64(i)) & np.uint64(1):
-            labels[x] = _popcount(lay & nbr[i])
+        if not _bit(lay, i):
+            labels[x] = _shown(lay, nbr[i])
     return _split_by(group, labels, 10)
+
+
+@njit(cache=True)
+def _recall(
+    group: np.ndarray, key: tuple[np.uint64, np.uint64], memo: Dict, pool: List
+) -> int:  # pragma: no cover - compiled
+    """The memoised count of ``group``, or -1 (also on a hash collision)."""
+    if key not in memo:
+        return -1
+    at = memo[key]
+    stored = pool[0]
+    m = group.shape[0]
+    if stored[at] != m:
+        return -1
+    for x in range(m):
+        if stored[at + 2 + x] != group[x]:
+            return -1
+    return int(stored[at + 1])
+
+
+@njit(cache=True)
+def _store(
+    group: np.ndarray,
+    key: tuple[np.uint64, np.uint64],
+    result: int,
+    memo: Dict,
+    pool: List,
+    used: np.ndarray,
+) -> None:  # pragma: no cover - compiled
+    """Memoise ``group``'s count (unless its key is taken by another group)."""
+    if key in memo:
+        return
+    m = group.shape[0]
+    at = used[0]
+    stored = pool[0]
+    if at + m + 2 > stored.shape[0]:
+        bigger = np.empty(max(2 * stored.shape[0], at + m + 2), dtype=np.int64)
+        bigger[:at] = stored[:at]
+        pool[0] = bigger
+        stored = bigger
+    stored[at] = m
+    stored[at + 1] = result
+    stored[at + 2 : at + 2 + m] = group
+    used[0] = at + m + 2
+    memo[key] = at
 
 
 @njit(cache=True)
@@ -793,8 +861,8 @@ def _wins(
     lays: np.ndarray,
     nbr: np.ndarray,
     clickable: np.ndarray,
-    full: np.uint64,
-    memo: dict[tuple[int, int, int, int, int], int],
+    memo: Dict,
+    pool: List,
     left: np.ndarray,
     out: np.ndarray,
 ) -> int:  # pragma: no cover - compiled
@@ -803,39 +871,45 @@ def _wins(
     With a non-empty ``out`` the group is the search's root: instead of the
     best click's count, each risky click's count goes to ``out[i]``, and the
     root is neither a budgeted state nor memoised (as in the Python search).
+    ``left`` holds the states and the layout-cells the search may still
+    examine, then the pool's used length.
     """
     root = out.shape[0] > 0
     none = out[:0]
     m = group.shape[0]
     n = nbr.shape[0]
-    key = _key(group[:0])  # the root's (unused) key
+    words = lays.shape[1]
+    key = (np.uint64(0), np.uint64(0))  # the root's (unused) key
     if not root:
         if m == 1:
             return 1
         key = _key(group)
-        if key in memo:
-            return memo[key]
+        got = _recall(group, key, memo, pool)
+        if got >= 0:
+            return got
         left[0] -= 1
         left[1] -= m * n
         if left[0] < 0 or left[1] < 0:
             return -1
-    union = np.uint64(0)
-    inter = full
+    union = np.zeros(words, dtype=np.uint64)
+    inter = np.full(words, np.uint64(0xFFFFFFFFFFFFFFFF))
     for x in range(m):
-        union |= lays[group[x]]
-        inter &= lays[group[x]]
+        for w in range(words):
+            union[w] |= lays[group[x], w]
+            inter[w] &= lays[group[x], w]
     varying = union & ~inter
-    free = full & ~union
     # Reveal every certainly safe cell at once: split by all their numbers
     # (the root has none: its undecided cells are not certainly safe).
     labels = np.zeros(m, dtype=np.int64)
     n_labels = 1
-    for i in range(n):
-        if not root and (free >> np.uint64(i)) & np.uint64(1) and nbr[i] & varying:
+    if not root:
+        for i in range(n):
+            if _bit(union, i) or _shown(varying, nbr[i]) == 0:
+                continue
             renumber = np.full(9 * n_labels, -1, dtype=np.int64)
             count = 0
             for x in range(m):
-                code = labels[x] * 9 + _popcount(lays[group[x]] & nbr[i])
+                code = labels[x] * 9 + _shown(lays[group[x]], nbr[i])
                 if renumber[code] < 0:
                     renumber[code] = count
                     count += 1
@@ -846,21 +920,20 @@ def _wins(
         ordered, starts = _split_by(group, labels, n_labels)
         for k in range(n_labels):
             part = ordered[starts[k] : starts[k + 1]]
-            won = _wins(part, lays, nbr, clickable, full, memo, left, none)
+            won = _wins(part, lays, nbr, clickable, memo, pool, left, none)
             if won < 0:
                 return -1
             result += won
     else:
-        undecided = union & ~inter
         for i in range(n):
-            if not ((undecided >> np.uint64(i)) & np.uint64(1) and clickable[i]):
+            if not (_bit(varying, i) and clickable[i]):
                 continue
             ordered, starts = _clicked(group, lays, nbr, i)
             total = 0
             for k in range(9):
                 if starts[k + 1] > starts[k]:
                     part = ordered[starts[k] : starts[k + 1]]
-                    won = _wins(part, lays, nbr, clickable, full, memo, left, none)
+                    won = _wins(part, lays, nbr, clickable, memo, pool, left, none)
                     if won < 0:
                         return -1
                     total += won
@@ -868,7 +941,7 @@ def _wins(
                 out[i] = total
             result = max(result, total)
     if not root:
-        memo[key] = result
+        _store(group, key, result, memo, pool, left[2:])
     return result
 
 
@@ -878,19 +951,105 @@ def endgame_wins(
 ) -> np.ndarray:  # pragma: no cover - compiled
     """Layouts won by clicking each undecided cell, then playing perfectly.
 
-    ``lays`` are the layouts as bitmasks over the undecided cells (at most
-    64 cells, at most ``ENDGAME_LAYOUTS`` layouts), ``nbr[i]`` the mask of
-    cell ``i``'s undecided neighbours.  Returns one count per cell, -1 for
-    a cell that is not a risky clickable choice, or an empty array once the
+    ``lays`` are the layouts as bitmasks over the undecided cells, one row
+    of 64-bit words per layout (cell ``i`` is bit ``i % 64`` of word
+    ``i // 64``), and ``nbr[i]`` the mask of cell ``i``'s undecided
+    neighbours in the same words.  Returns one count per cell, -1 for a
+    cell that is not a risky clickable choice, or an empty array once the
     search needs more than ``budget`` states or ``work`` layout-cells.
     """
     n = nbr.shape[0]
-    full = (
-        np.uint64(0xFFFFFFFFFFFFFFFF) if n == 64 else (np.uint64(1) << np.uint64(n)) - np.uint64(1)
-    )
     memo = Dict.empty(key_type=_memo_key, value_type=types.int64)
-    left = np.array([budget, work], dtype=np.int64)
+    pool = List()
+    pool.append(np.empty(1 << 12, dtype=np.int64))
+    left = np.array([budget, work, 0], dtype=np.int64)
     out = np.full(n, -1, dtype=np.int64)
-    if _wins(np.arange(lays.shape[0]), lays, nbr, clickable, full, memo, left, out) < 0:
+    if _wins(np.arange(lays.shape[0]), lays, nbr, clickable, memo, pool, left, out) < 0:
         return np.zeros(0, dtype=np.int64)
     return out
+
+
+@njit(cache=True)
+def endgame_layouts(
+    order: np.ndarray,
+    step_ptr: np.ndarray,
+    step_cons: np.ndarray,
+    step_room: np.ndarray,
+    need: np.ndarray,
+    mines: int,
+    limit: int,
+    words: int,
+) -> tuple[np.ndarray, bool]:  # pragma: no cover - compiled
+    """Every layout of ``mines`` mines that meets the numbers (``policy._layouts``).
+
+    Step ``k`` places cell ``order[k]``; the numbers it touches are
+    ``step_cons[step_ptr[k]:step_ptr[k + 1]]``, with as many of their cells
+    still unplaced after it in ``step_room``.  ``need`` holds each number's
+    mines still to place (it is restored on return).  The same depth-first
+    search as the Python listing, step for step, without recursion: returns
+    the layouts (rows of ``words`` 64-bit words, in the order found) and
+    True, or no layouts and False after ``limit`` steps.
+    """
+    n = order.shape[0]
+    out = np.zeros((64, words), dtype=np.uint64)
+    found = 0
+    lay = np.zeros(words, dtype=np.uint64)
+    choice = np.full(n + 1, -1, dtype=np.int64)
+    applied = np.zeros(n + 1, dtype=np.bool_)
+    steps = limit
+    k = 0
+    left = mines
+    entering = True
+    while True:
+        if entering:
+            steps -= 1
+            if steps < 0:
+                return out[:0], False
+            if left < 0 or left > n - k or k == n:
+                if k == n and left == 0:
+                    if found == out.shape[0]:
+                        bigger = np.zeros((2 * found, words), dtype=np.uint64)
+                        bigger[:found] = out
+                        out = bigger
+                    out[found] = lay
+                    found += 1
+                if k == 0:
+                    break
+                k -= 1
+                entering = False
+                continue
+            choice[k] = -1
+            applied[k] = False
+            entering = False
+        # undo the choice made at step k, then try the next one
+        b = choice[k]
+        cell = order[k]
+        if applied[k]:
+            for t in range(step_ptr[k], step_ptr[k + 1]):
+                need[step_cons[t]] += b
+            if b == 1:
+                lay[cell >> 6] &= ~(np.uint64(1) << np.uint64(cell & 63))
+            left += b
+            applied[k] = False
+        b += 1
+        if b > 1:
+            if k == 0:
+                break
+            k -= 1
+            continue
+        choice[k] = b
+        fits = True
+        for t in range(step_ptr[k], step_ptr[k + 1]):
+            rest = need[step_cons[t]] - b
+            if rest < 0 or rest > step_room[t]:
+                fits = False
+        if fits:
+            for t in range(step_ptr[k], step_ptr[k + 1]):
+                need[step_cons[t]] -= b
+            if b == 1:
+                lay[cell >> 6] |= np.uint64(1) << np.uint64(cell & 63)
+            left -= b
+            applied[k] = True
+            k += 1
+            entering = True
+    return out[:found], True

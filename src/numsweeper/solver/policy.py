@@ -609,8 +609,9 @@ def _endgame_values(
     so only undecided cells enter the layouts.  Returns None if the search
     needs more than ``budget`` states, or examines more than
     ``budget * _WORK_PER_STATE`` layout-cells, or no click is undecided.
-    With numba installed the same search runs compiled (when at most
-    ``ENDGAME_LAYOUTS`` layouts remain).
+    With numba installed the same listing and search run compiled, for any
+    number of layouts and cells (the listing's order differs, which changes
+    no count).
     """
     p = a.probabilities
     known = (cells < 0) & (p == 1.0)
@@ -618,41 +619,50 @@ def _endgame_values(
     unknown = [(int(r), int(c)) for r, c in np.argwhere(undecided).tolist()]
     index = {rc: i for i, rc in enumerate(unknown)}
     mines = a.mines_left - int(np.count_nonzero(known))
-    try:
-        layouts = _layouts(cells, known, mines, unknown, index, budget * _WORK_PER_STATE)
-    except _OverBudget:
-        return None
-    if len(layouts) != a.layouts:
-        return None
-    nbr = []
-    for r, c in unknown:
-        mask = 0
-        for dr, dc in _NEIGHBOURS:
-            j = index.get((r + dr, c + dc))
-            if j is not None:
-                mask |= 1 << j
-        nbr.append(mask)
     clickable = [bool(cells[r, c] == HIDDEN) for r, c in unknown]
+    neighbours = [
+        [j for dr, dc in _NEIGHBOURS if (j := index.get((r + dr, c + dc), -1)) >= 0]
+        for r, c in unknown
+    ]
+    limit = budget * _WORK_PER_STATE
     kernel = _kernel()
-    if kernel is not None and len(unknown) <= 64 and len(layouts) <= kernel.ENDGAME_LAYOUTS:
+    if kernel is not None:
+        words = max(1, -(-len(unknown) // 64))
+        plan = _placement_plan(cells, known, unknown, index)
+        lays, complete = kernel.endgame_layouts(*_flat_plan(plan), mines, min(limit, _INT62), words)
+        if not complete or len(lays) != a.layouts:
+            return None
+        nbr = np.zeros((len(unknown), words), dtype=np.uint64)
+        for i, members in enumerate(neighbours):
+            for j in members:
+                nbr[i, j >> 6] |= np.uint64(1) << np.uint64(j & 63)
         wins = kernel.endgame_wins(
-            np.array(layouts, dtype=np.uint64),
-            np.array(nbr, dtype=np.uint64),
+            lays,
+            nbr,
             np.array(clickable, dtype=np.bool_),
             min(budget, _INT62),  # int64 in the kernel; never reached anyway
-            min(budget * _WORK_PER_STATE, _INT62),
+            min(limit, _INT62),
         )
         if not len(wins):
             return None
         won = {i: w for i, w in enumerate(wins.tolist()) if w >= 0}
+        total = len(lays)
     else:
         try:
-            won = _endgame_wins(layouts, nbr, clickable, budget)
+            layouts = _layouts(cells, known, mines, unknown, index, limit)
         except _OverBudget:
             return None
+        if len(layouts) != a.layouts:
+            return None
+        nbr_masks = [sum(1 << j for j in members) for members in neighbours]
+        try:
+            won = _endgame_wins(layouts, nbr_masks, clickable, budget)
+        except _OverBudget:
+            return None
+        total = len(layouts)
     if not won:
         return None
-    return {unknown[i]: w / len(layouts) for i, w in won.items()}
+    return {unknown[i]: w / total for i, w in won.items()}
 
 
 def _endgame_wins(
@@ -720,6 +730,59 @@ def _endgame_wins(
     return {i: click(root, i) for i in risky(union, inter)}
 
 
+#: How :func:`_layouts` places the cells: the cell of each step, the
+#: numbers (constraint ids) it touches, how many of each number's cells are
+#: still unplaced after it, and each number's mines still to place.
+_Plan = tuple[list[int], list[list[int]], list[list[int]], list[int]]
+
+
+def _placement_plan(
+    cells: NDArray[np.int8],
+    known: NDArray[np.bool_],
+    unknown: list[tuple[int, int]],
+    index: dict[tuple[int, int], int],
+) -> _Plan:
+    """The order in which :func:`_layouts` places cells, and its checks.
+
+    The cells some number constrains come first (row-major), so that a
+    branch that can no longer meet a number stops at once; the
+    unconstrained cells, placed last, never dead-end.
+    """
+    cons: list[tuple[int, list[int]]] = []
+    known_nb = adjacent_counts(known)
+    for r, c in np.argwhere(cells >= 0).tolist():
+        members = [index[(r + dr, c + dc)] for dr, dc in _NEIGHBOURS if (r + dr, c + dc) in index]
+        if members:
+            cons.append((int(cells[r, c] - known_nb[r, c]), members))
+    n = len(unknown)
+    seen = sorted({i for _, members in cons for i in members})
+    order = seen + sorted(set(range(n)) - set(seen))
+    at = {i: k for k, i in enumerate(order)}
+    of_step: list[list[int]] = [[] for _ in range(n)]
+    for j, (_, members) in enumerate(cons):
+        for i in members:
+            of_step[at[i]].append(j)
+    # room[k][t]: cells of the t-th number of step k still unplaced after it
+    room = [[sum(at[i] > k for i in cons[j][1]) for j in of_step[k]] for k in range(n)]
+    return order, of_step, room, [v for v, _ in cons]
+
+
+def _flat_plan(plan: _Plan) -> tuple[NDArray[np.int64], ...]:
+    """A :data:`_Plan` as the arrays the compiled listing takes."""
+    order, of_step, room, need = plan
+    ptr = np.zeros(len(order) + 1, dtype=np.int64)
+    ptr[1:] = np.cumsum([len(js) for js in of_step])
+    flat_cons = np.array([j for js in of_step for j in js], dtype=np.int64)
+    flat_room = np.array([r for rs in room for r in rs], dtype=np.int64)
+    return (
+        np.array(order, dtype=np.int64),
+        ptr,
+        flat_cons,
+        flat_room,
+        np.array(need, dtype=np.int64),
+    )
+
+
 def _layouts(
     cells: NDArray[np.int8],
     known: NDArray[np.bool_],
@@ -731,31 +794,14 @@ def _layouts(
     """Every layout of ``mines`` mines over ``unknown`` that fits the numbers.
 
     ``known`` marks certain mines outside ``unknown``; cells neither known
-    nor in ``unknown`` are certainly safe.  Raises :class:`_OverBudget`
-    after ``limit`` placement steps (numbers that can each still be met but
-    not together can still grow a dead tree).
+    nor in ``unknown`` are certainly safe.  Cells are placed in the order of
+    :func:`_placement_plan`, checking at every step that each number can
+    still be met by its unplaced cells.  Raises :class:`_OverBudget` after
+    ``limit`` placement steps (numbers that can each still be met but not
+    together can still grow a dead tree).
     """
-    cons: list[tuple[int, list[int]]] = []
-    known_nb = adjacent_counts(known)
-    for r, c in np.argwhere(cells >= 0).tolist():
-        members = [index[(r + dr, c + dc)] for dr, dc in _NEIGHBOURS if (r + dr, c + dc) in index]
-        if members:
-            cons.append((int(cells[r, c] - known_nb[r, c]), members))
+    order, of_step, room, need = _placement_plan(cells, known, unknown, index)
     n = len(unknown)
-    # Place the cells some number constrains first (row-major), and check at
-    # every step that each number can still be met by its unplaced cells: a
-    # branch that cannot stops at once, and the unconstrained cells, placed
-    # last, never dead-end.
-    seen = sorted({i for _, members in cons for i in members})
-    order = seen + sorted(set(range(n)) - set(seen))
-    at = {i: k for k, i in enumerate(order)}
-    of_step: list[list[int]] = [[] for _ in range(n)]
-    for j, (_, members) in enumerate(cons):
-        for i in members:
-            of_step[at[i]].append(j)
-    # room[k][t]: cells of the t-th number of step k still unplaced after it
-    room = [[sum(at[i] > k for i in cons[j][1]) for j in of_step[k]] for k in range(n)]
-    need = [v for v, _ in cons]
     out: list[int] = []
     steps = [limit]
 
