@@ -258,7 +258,8 @@ def test_compiled_endgame_wins_match_the_python_search(
 ) -> None:
     # Random endgames on small boards, with budgets that stop some searches:
     # by their number of states, or (a tiny work allowance per state) by
-    # the layouts they examine.
+    # the layouts they examine; every click counted, or only those the
+    # pruned search needs.
     from numsweeper.solver import policy
 
     monkeypatch.setattr(policy, "_WORK_PER_STATE", work_per_state)
@@ -275,10 +276,11 @@ def test_compiled_endgame_wins_match_the_python_search(
         if a.layouts > 320:
             continue  # the Python search would take long
         budget = int(rng.choice([1, 3, 10, 10**6]))
-        compiled = policy._endgame_values(cells, a, budget)
+        every = bool(rng.integers(2))
+        compiled = policy._endgame_values(cells, a, budget, every)
         analysis._KERNEL[:] = [None]
         try:
-            python = policy._endgame_values(cells, a, budget)
+            python = policy._endgame_values(cells, a, budget, every)
         finally:
             analysis._KERNEL[:] = [kernel]
         assert compiled == python

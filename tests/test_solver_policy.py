@@ -557,6 +557,33 @@ def test_endgame_values_match_a_plain_expectimax() -> None:
     assert checked > 150
 
 
+def test_the_pruned_endgame_search_finds_the_best_click() -> None:
+    # The move search skips clicks that cannot win more than the best so
+    # far, and dead clicks (which can tie with the best live click): the
+    # clicks it counts in full have their exact values, and its move is a
+    # best click of the full count.
+    from numsweeper.solver.policy import _endgame, _endgame_values
+
+    rng = np.random.default_rng(31)
+    checked = pruned = 0
+    for _ in range(1500):
+        cells, mines = _small_position(rng, 1, 0.5)
+        a = analyze(cells, mines)
+        if len(a.safe) or a.layouts > 300:
+            continue
+        values = _endgame_values(cells, a, 10**6)
+        if values is None:
+            continue
+        some = _endgame_values(cells, a, 10**6, every=False)
+        assert some is not None and set(some) <= set(values)
+        assert all(values[cell] == v for cell, v in some.items())
+        move = _endgame(cells, a, 10**6)
+        assert move is not None and values[move] == max(values.values())
+        checked += 1
+        pruned += len(some) < len(values)
+    assert checked > 200 and pruned > 50
+
+
 def test_a_forced_fifty_fifty_is_guessed_before_a_safer_avoidable_guess() -> None:
     # Two sealed vertical 50/50s at columns 0 and 5 (nothing beyond the top
     # and bottom edges can tell their cells apart) and four more mines among

@@ -855,6 +855,11 @@ def _store(
     memo[key] = at
 
 
+@njit(cache=True, inline="always")
+def _beats(value: int, i: int, top: int, top_i: int, by_index: bool) -> bool:
+    return value > top or (by_index and value == top and i < top_i)
+
+
 @njit(cache=True)
 def _wins(
     group: np.ndarray,
@@ -865,14 +870,16 @@ def _wins(
     pool: List,
     left: np.ndarray,
     out: np.ndarray,
+    every: bool,
 ) -> int:  # pragma: no cover - compiled
     """Layouts of ``group`` won under perfect play; -1 past the budget.
 
-    With a non-empty ``out`` the group is the search's root: instead of the
-    best click's count, each risky click's count goes to ``out[i]``, and the
-    root is neither a budgeted state nor memoised (as in the Python search).
-    ``left`` holds the states and the layout-cells the search may still
-    examine, then the pool's used length.
+    With a non-empty ``out`` the group is the search's root: the count of
+    each click it counts in full (each click, with ``every``) goes to
+    ``out[i]``, and the root is neither a budgeted state nor memoised (as
+    in the Python search, which also explains the pruning).  ``left`` holds
+    the states and the layout-cells the search may still examine, then the
+    pool's used length.
     """
     root = out.shape[0] > 0
     none = out[:0]
@@ -915,39 +922,90 @@ def _wins(
                     count += 1
                 labels[x] = renumber[code]
             n_labels = count
-    result = 0
     if n_labels > 1:
+        result = 0
         ordered, starts = _split_by(group, labels, n_labels)
         for k in range(n_labels):
             part = ordered[starts[k] : starts[k + 1]]
-            won = _wins(part, lays, nbr, clickable, memo, pool, left, none)
+            won = _wins(part, lays, nbr, clickable, memo, pool, left, none, every)
             if won < 0:
                 return -1
             result += won
-    else:
-        for i in range(n):
-            if not (_bit(varying, i) and clickable[i]):
-                continue
+        if not root:
+            _store(group, key, result, memo, pool, left[2:])
+        return result
+    # The clicks, by the layouts where they are safe (most first).  A
+    # click's split by the number it shows is made only when it is tried;
+    # a dead one waits until every click has turned out dead.
+    cells = np.zeros(n, dtype=np.int64)
+    n_cells = 0
+    for i in range(n):
+        if _bit(varying, i) and clickable[i]:
+            cells[n_cells] = i
+            n_cells += 1
+    cells = cells[:n_cells]
+    safe = np.full(n_cells, m, dtype=np.int64)
+    for x in range(m):
+        lay = lays[group[x]]
+        for c in range(n_cells):
+            if _bit(lay, cells[c]):
+                safe[c] -= 1
+    full_count = root and every
+    order = np.argsort((m - safe) * n + cells)
+    waiting = np.zeros(n_cells, dtype=np.int64)
+    n_waiting = 0
+    any_live = False
+    top = 0
+    top_i = n
+    tried = order
+    last = False
+    while True:
+        for c in tried:
+            i = cells[c]
+            if not full_count and not _beats(safe[c], i, top, top_i, root):
+                break
             ordered, starts = _clicked(group, lays, nbr, i)
+            if not (full_count or last):
+                shown = 0
+                for k in range(9):
+                    shown += starts[k + 1] > starts[k]
+                if shown < 2:
+                    waiting[n_waiting] = c
+                    n_waiting += 1
+                    continue
+                any_live = True
             total = 0
+            rest = safe[c]
+            done = True
             for k in range(9):
                 if starts[k + 1] > starts[k]:
                     part = ordered[starts[k] : starts[k + 1]]
-                    won = _wins(part, lays, nbr, clickable, memo, pool, left, none)
+                    rest -= part.shape[0]
+                    won = _wins(part, lays, nbr, clickable, memo, pool, left, none, every)
                     if won < 0:
                         return -1
                     total += won
-            if root:
-                out[i] = total
-            result = max(result, total)
+                    if not full_count and not _beats(total + rest, i, top, top_i, root):
+                        done = False
+                        break
+            if done:
+                if root:
+                    out[i] = total
+                if _beats(total, i, top, top_i, True):
+                    top = total
+                    top_i = i
+        if last or any_live or full_count or n_waiting == 0:
+            break
+        tried = waiting[:n_waiting]  # every click is dead: try them after all
+        last = True
     if not root:
-        _store(group, key, result, memo, pool, left[2:])
-    return result
+        _store(group, key, top, memo, pool, left[2:])
+    return top
 
 
 @njit(cache=True)
 def endgame_wins(
-    lays: np.ndarray, nbr: np.ndarray, clickable: np.ndarray, budget: int, work: int
+    lays: np.ndarray, nbr: np.ndarray, clickable: np.ndarray, budget: int, work: int, every: bool
 ) -> np.ndarray:  # pragma: no cover - compiled
     """Layouts won by clicking each undecided cell, then playing perfectly.
 
@@ -955,7 +1013,8 @@ def endgame_wins(
     of 64-bit words per layout (cell ``i`` is bit ``i % 64`` of word
     ``i // 64``), and ``nbr[i]`` the mask of cell ``i``'s undecided
     neighbours in the same words.  Returns one count per cell, -1 for a
-    cell that is not a risky clickable choice, or an empty array once the
+    cell that is not a risky clickable choice (or, without ``every``, one
+    the search did not need to count in full), or an empty array once the
     search needs more than ``budget`` states or ``work`` layout-cells.
     """
     n = nbr.shape[0]
@@ -964,7 +1023,7 @@ def endgame_wins(
     pool.append(np.empty(1 << 12, dtype=np.int64))
     left = np.array([budget, work, 0], dtype=np.int64)
     out = np.full(n, -1, dtype=np.int64)
-    if _wins(np.arange(lays.shape[0]), lays, nbr, clickable, memo, pool, left, out) < 0:
+    if _wins(np.arange(lays.shape[0]), lays, nbr, clickable, memo, pool, left, out, every) < 0:
         return np.zeros(0, dtype=np.int64)
     return out
 

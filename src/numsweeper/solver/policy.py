@@ -589,24 +589,30 @@ def _endgame(cells: NDArray[np.int8], a: Analysis, budget: int) -> tuple[int, in
     The click with the highest win probability from :func:`_endgame_values`
     (ties to the first cell in row-major order), or None.
     """
-    values = _endgame_values(cells, a, budget)
+    values = _endgame_values(cells, a, budget, every=False)
     if not values:
         return None
     return max(values, key=lambda rc: (values[rc], -rc[0], -rc[1]))
 
 
 def _endgame_values(
-    cells: NDArray[np.int8], a: Analysis, budget: int
+    cells: NDArray[np.int8], a: Analysis, budget: int, every: bool = True
 ) -> dict[tuple[int, int], float] | None:
     """Win probability of each undecided click under perfect play after it.
 
     Every layout is equally likely.  A state is the set of layouts still
     consistent; cells safe in all of them are revealed for free (more
-    information never hurts), then the search tries every other undecided
-    cell and sums over the numbers it could show.  The search counts the
-    layouts won, in exact integers, so equal clicks tie exactly; a click's
-    value is its count over the number of layouts.  Certain mines are fixed,
-    so only undecided cells enter the layouts.  Returns None if the search
+    information never hurts), then the search tries the other undecided
+    cells and sums over the numbers each could show.  It skips the clicks
+    that cannot beat the best one found (bounded by the layouts where they
+    are safe) and, while any click can tell something, the dead ones (one
+    number wherever they are safe).  The search counts the layouts won, in
+    exact integers, so equal clicks tie exactly; a click's value is its count
+    over the number of layouts.  With ``every`` each click of the position
+    gets its value; without, only those the search had to count in full,
+    which include the best one (the lowest index among equals).  Certain
+    mines are fixed, so only undecided cells enter the layouts.  Returns
+    None if the search
     needs more than ``budget`` states, or examines more than
     ``budget * _WORK_PER_STATE`` layout-cells, or no click is undecided.
     With numba installed the same listing and search run compiled, for any
@@ -642,6 +648,7 @@ def _endgame_values(
             np.array(clickable, dtype=np.bool_),
             min(budget, _INT62),  # int64 in the kernel; never reached anyway
             min(limit, _INT62),
+            every,
         )
         if not len(wins):
             return None
@@ -656,7 +663,7 @@ def _endgame_values(
             return None
         nbr_masks = [sum(1 << j for j in members) for members in neighbours]
         try:
-            won = _endgame_wins(layouts, nbr_masks, clickable, budget)
+            won = _endgame_wins(layouts, nbr_masks, clickable, budget, every)
         except _OverBudget:
             return None
         total = len(layouts)
@@ -666,9 +673,9 @@ def _endgame_values(
 
 
 def _endgame_wins(
-    layouts: list[int], nbr: list[int], clickable: list[bool], budget: int
+    layouts: list[int], nbr: list[int], clickable: list[bool], budget: int, every: bool = True
 ) -> dict[int, int]:
-    """Layouts won by each risky click of :func:`_endgame_values`, in Python."""
+    """Layouts won by the risky clicks of :func:`_endgame_values`, in Python."""
     n = len(nbr)
     full = (1 << n) - 1
     memo: dict[frozenset[int], int] = {}
@@ -706,28 +713,60 @@ def _endgame_wins(
         if len(parts) > 1:
             result = sum(wins(frozenset(q)) for q in parts.values())
         else:
-            result = max((click(group, i) for i in risky(union, inter)), default=0)
+            result = best(group, varying, None)
         memo[group] = result
         return result
 
-    def risky(union: int, inter: int) -> list[int]:
-        undecided = union & ~inter
-        return [i for i in range(n) if undecided >> i & 1 and clickable[i]]
+    def best(group: frozenset[int], varying: int, out: dict[int, int] | None) -> int:
+        # The best click's count.  Clicks are tried by layouts where they
+        # are safe (most first): a click cannot win more, so once that
+        # bound cannot beat the best so far, neither can any later click,
+        # and a click stops as soon as its count plus its unexamined safe
+        # layouts cannot.  A dead click (one number wherever it is safe)
+        # tells nothing but its own safety, so it can wait: it is tried only
+        # when every click is dead.  The root with ``every`` counts every
+        # click in full into ``out``; otherwise ties go to the lower index.
+        options = []
+        for i in range(n):
+            if varying >> i & 1 and clickable[i]:
+                split: list[list[int]] = [[] for _ in range(9)]
+                for lay in group:
+                    if not lay >> i & 1:
+                        split[(lay & nbr[i]).bit_count()].append(lay)
+                options.append((sum(map(len, split)), i, [q for q in split if q]))
+        full_count = out is not None and every
+        if not full_count:
+            live = [o for o in options if len(o[2]) > 1]
+            options = live or options
+        options.sort(key=lambda o: (-o[0], o[1]))
+        top, top_i = 0, n
+        for safe, i, split in options:
+            if not full_count and not beats(safe, i, top, top_i, out is not None):
+                break
+            total, rest = 0, safe
+            for q in split:
+                rest -= len(q)
+                total += wins(frozenset(q))
+                if not full_count and not beats(total + rest, i, top, top_i, out is not None):
+                    break
+            else:
+                if out is not None:
+                    out[i] = total
+                if beats(total, i, top, top_i, True):
+                    top, top_i = total, i
+        return top
 
-    def click(group: frozenset[int], i: int) -> int:
-        parts: dict[int, list[int]] = {}
-        for lay in group:
-            if not lay >> i & 1:
-                parts.setdefault((lay & nbr[i]).bit_count(), []).append(lay)
-        return sum(wins(frozenset(q)) for q in parts.values())
+    def beats(value: int, i: int, top: int, top_i: int, by_index: bool) -> bool:
+        return value > top or (by_index and value == top and i < top_i)
 
-    root = frozenset(layouts)
     union = 0
     inter = full
-    for lay in root:
+    for lay in layouts:
         union |= lay
         inter &= lay
-    return {i: click(root, i) for i in risky(union, inter)}
+    won: dict[int, int] = {}
+    best(frozenset(layouts), union & ~inter, won)
+    return won
 
 
 #: How :func:`_layouts` places the cells: the cell of each step, the
