@@ -871,6 +871,7 @@ def _wins(
     left: np.ndarray,
     out: np.ndarray,
     every: bool,
+    above: np.ndarray,
 ) -> int:  # pragma: no cover - compiled
     """Layouts of ``group`` won under perfect play; -1 past the budget.
 
@@ -879,7 +880,10 @@ def _wins(
     ``out[i]``, and the root is neither a budgeted state nor memoised (as
     in the Python search, which also explains the pruning).  ``left`` holds
     the states and the layout-cells the search may still examine, then the
-    pool's used length.
+    pool's used length.  ``above`` is the union of the layouts of the state
+    that split off this one: a cell already safe there shows the same
+    number in all of this group (that state was split by it), so only the
+    cells safe here and not there can split the group further.
     """
     root = out.shape[0] > 0
     none = out[:0]
@@ -910,8 +914,9 @@ def _wins(
     labels = np.zeros(m, dtype=np.int64)
     n_labels = 1
     if not root:
+        fresh = above & ~union
         for i in range(n):
-            if _bit(union, i) or _shown(varying, nbr[i]) == 0:
+            if not _bit(fresh, i) or _shown(varying, nbr[i]) == 0:
                 continue
             renumber = np.full(9 * n_labels, -1, dtype=np.int64)
             count = 0
@@ -927,7 +932,7 @@ def _wins(
         ordered, starts = _split_by(group, labels, n_labels)
         for k in range(n_labels):
             part = ordered[starts[k] : starts[k + 1]]
-            won = _wins(part, lays, nbr, clickable, memo, pool, left, none, every)
+            won = _wins(part, lays, nbr, clickable, memo, pool, left, none, every, union)
             if won < 0:
                 return -1
             result += won
@@ -981,7 +986,7 @@ def _wins(
                 if starts[k + 1] > starts[k]:
                     part = ordered[starts[k] : starts[k + 1]]
                     rest -= part.shape[0]
-                    won = _wins(part, lays, nbr, clickable, memo, pool, left, none, every)
+                    won = _wins(part, lays, nbr, clickable, memo, pool, left, none, every, union)
                     if won < 0:
                         return -1
                     total += won
@@ -1023,7 +1028,9 @@ def endgame_wins(
     pool.append(np.empty(1 << 12, dtype=np.int64))
     left = np.array([budget, work, 0], dtype=np.int64)
     out = np.full(n, -1, dtype=np.int64)
-    if _wins(np.arange(lays.shape[0]), lays, nbr, clickable, memo, pool, left, out, every) < 0:
+    everything = np.full(lays.shape[1], np.uint64(0xFFFFFFFFFFFFFFFF))
+    root = np.arange(lays.shape[0])
+    if _wins(root, lays, nbr, clickable, memo, pool, left, out, every, everything) < 0:
         return np.zeros(0, dtype=np.int64)
     return out
 
