@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import itertools
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -359,6 +360,41 @@ def _small_position(
     # the player's flags, right or wrong, are guesses: they count as hidden
     cells[~revealed & (rng.random((rows, cols)) < flags)] = int(ns.FLAG)
     return cells, mines
+
+
+def test_the_endgame_search_takes_more_layouts_when_few_hidden_cells_are_safe(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Past endgame_layouts, a position is searched when layouts * d**3 is at
+    # most endgame_dense (d: the safe share of hidden cells), up to
+    # endgame_max_layouts.  Dense and sparse positions of 401 to 3,000
+    # layouts on 6x7 boards: the search is tried on exactly the dense ones.
+    from numsweeper.solver import policy as module
+
+    tried: list[int] = []
+
+    def search(cells: NDArray[np.int8], a: Any, budget: int) -> tuple[int, int] | None:
+        tried.append(a.layouts)
+        return None
+
+    monkeypatch.setattr(module, "_endgame", search)
+    rng = np.random.default_rng(41)
+    seen = {True: 0, False: 0}
+    while min(seen.values()) < 5:
+        mines = int(rng.integers(8, 22))
+        board = ns.Board.create(6, 7, mines, ns.RandomPlacement(rng))
+        shown = ~board.mines & (rng.random((6, 7)) < 0.5)
+        cells = np.where(shown, board.counts, H).astype(np.int8)
+        a = analyze(cells, mines)
+        if len(a.safe) or not 400 < a.layouts <= 3000:
+            continue
+        hidden = np.count_nonzero(cells < 0)
+        dense = a.layouts * ((hidden - mines) / hidden) ** 3 <= 250
+        for limit, searched in ((3000, dense), (a.layouts - 1, False)):
+            tried.clear()
+            SolverPolicy("safe", endgame_max_layouts=limit)(cells[None], np.array([mines]), rng)
+            assert tried == ([a.layouts] if searched else [])
+        seen[bool(dense)] += 1
 
 
 def test_endgame_layouts_are_every_fitting_layout_in_cell_order() -> None:

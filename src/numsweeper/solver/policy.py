@@ -10,8 +10,10 @@ Moves, cheapest first:
    makes the rest safe; iterate to a fixed point.
 3. **Exact engine** (:func:`~numsweeper.solver.analyze`) for boards the local
    rules leave stuck: a certainly safe cell if one exists.
-4. **Endgame search** when few layouts remain: an exhaustive expectimax over
-   the explicit layouts that maximises the probability of winning.
+4. **Endgame search** when few layouts remain (a few hundred, or a few
+   thousand late in a dense game, where few of the hidden cells are safe):
+   an exhaustive expectimax over the explicit layouts that maximises the
+   probability of winning.
 5. **Forced guess first**: two side-by-side cells that can hold at most one
    mine, and that no other cell can ever tell apart (the cells beyond their
    ends are off the board or certain mines): one of them must be clicked
@@ -179,18 +181,27 @@ class SolverPolicy:
         Guess candidates lie within this much of the lowest mine probability.
     candidates : int, default 8
         At most this many guess candidates get the look-ahead.
-    endgame_layouts : int, default 300
-        Exhaustive endgame search when at most this many layouts remain.
-    endgame_cells : int, default 64
+    endgame_layouts : int, default 400
+        Exhaustive endgame search when at most this many layouts remain ...
+    endgame_dense : float, default 250.0
+        ... or when ``layouts * d**3`` is at most this, where ``d`` is the
+        share of hidden cells that are safe: late in a dense game a search
+        of a few thousand layouts is cheap and worth it (David Hill's
+        trigger) ...
+    endgame_max_layouts : int, default 2000
+        ... but never past this many layouts: on expert, two in three
+        searches of 2,000 to 3,000 layouts stop at ``endgame_nodes``, and
+        the rest rarely change the move ...
+    endgame_cells : int, default 128
         ... and at most this many undecided hidden cells.
     endgame_nodes : int, default 100_000
         Budget of search states, and of their work: ``200 *
         endgame_nodes`` layout-cells examined in all.  Past either the
         search gives up for that move and the guess heuristic decides.
         On tiny dense boards (where most positions have few layouts) the
-        search dominates the cost: pass
-        ``endgame_layouts=24, endgame_nodes=20_000`` to play them 2-4x
-        faster (measured on 4x4/6 to 8x8/20), a little less well.
+        search dominates the cost: pass ``endgame_layouts=24,
+        endgame_dense=0, endgame_nodes=20_000`` to play them 2-4x
+        faster (measured on 4x4/6 and 8x8/20), a little less well.
     max_states : int, default MAX_STATES
         Guard passed to :func:`~numsweeper.solver.analyze`.
     fifty_fifty : bool, default True
@@ -240,8 +251,10 @@ class SolverPolicy:
         *,
         tolerance: float = 0.05,
         candidates: int = 8,
-        endgame_layouts: int = 300,
-        endgame_cells: int = 64,
+        endgame_layouts: int = 400,
+        endgame_dense: float = 250.0,
+        endgame_max_layouts: int = 2000,
+        endgame_cells: int = 128,
         endgame_nodes: int = 100_000,
         max_states: int = MAX_STATES,
         fifty_fifty: bool = True,
@@ -251,6 +264,8 @@ class SolverPolicy:
         self.tolerance = float(tolerance)
         self.candidates = int(candidates)
         self.endgame_layouts = int(endgame_layouts)
+        self.endgame_dense = float(endgame_dense)
+        self.endgame_max_layouts = int(endgame_max_layouts)
         self.endgame_cells = int(endgame_cells)
         self.endgame_nodes = int(endgame_nodes)
         self.max_states = int(max_states)
@@ -384,7 +399,7 @@ class SolverPolicy:
         if (
             open_cells <= self.endgame_cells
             and a.unconstrained <= self.endgame_cells
-            and a.layouts <= self.endgame_layouts
+            and self._searchable(cells, a)
         ):
             t0 = time.perf_counter()
             best = _endgame(cells, a, self.endgame_nodes)
@@ -406,6 +421,16 @@ class SolverPolicy:
         self.timings["guess"] += time.perf_counter() - t0
         self.counts["guess"] += 1
         return move
+
+    def _searchable(self, cells: NDArray[np.int8], a: Analysis) -> bool:
+        """Whether the endgame search takes a position of ``a.layouts`` layouts."""
+        if a.layouts <= self.endgame_layouts:
+            return True
+        if a.layouts > self.endgame_max_layouts:
+            return False
+        hidden = int(np.count_nonzero(cells < 0))
+        safe_share = (hidden - a.mines_left) / hidden
+        return a.layouts * safe_share**3 <= self.endgame_dense
 
     def _guess(
         self, cells: NDArray[np.int8], mines: int, a: Analysis, clickable: NDArray[np.bool_]
