@@ -799,15 +799,29 @@ def _split_by(
 
 @njit(cache=True)
 def _clicked(
-    group: np.ndarray, lays: np.ndarray, nbr: np.ndarray, i: int
+    group: np.ndarray, lays: np.ndarray, nbr: np.ndarray, i: int, scratch: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover - compiled
-    """The layouts where cell ``i`` is safe, split by the number it shows."""
-    labels = np.full(group.shape[0], 9, dtype=np.int64)  # 9: a mine
-    for x in range(group.shape[0]):
+    """The layouts where cell ``i`` is safe, split by the number it shows.
+
+    The group sorted by label (the number, 9 for a mine) and where each
+    label starts (11 entries); ``scratch`` holds the labels meanwhile.
+    """
+    m = group.shape[0]
+    starts = np.zeros(21, dtype=np.int64)  # then where each label fills
+    for x in range(m):
         lay = lays[group[x]]
-        if not _bit(lay, i):
-            labels[x] = _shown(lay, nbr[i])
-    return _split_by(group, labels, 10)
+        label = 9 if _bit(lay, i) else _shown(lay, nbr[i])
+        scratch[x] = label
+        starts[label + 1] += 1
+    for k in range(10):
+        starts[k + 1] += starts[k]
+        starts[11 + k] = starts[k]
+    out = np.empty(m, dtype=np.int64)
+    for x in range(m):
+        label = scratch[x]
+        out[starts[11 + label]] = group[x]
+        starts[11 + label] += 1
+    return out, starts[:11]
 
 
 @njit(cache=True)
@@ -872,6 +886,7 @@ def _wins(
     out: np.ndarray,
     every: bool,
     above: np.ndarray,
+    scratch: np.ndarray,
 ) -> int:  # pragma: no cover - compiled
     """Layouts of ``group`` won under perfect play; -1 past the budget.
 
@@ -883,7 +898,8 @@ def _wins(
     pool's used length.  ``above`` is the union of the layouts of the state
     that split off this one: a cell already safe there shows the same
     number in all of this group (that state was split by it), so only the
-    cells safe here and not there can split the group further.
+    cells safe here and not there can split the group further.  ``scratch``
+    (10 entries per layout) holds labels between recursive calls.
     """
     root = out.shape[0] > 0
     none = out[:0]
@@ -902,23 +918,29 @@ def _wins(
         left[1] -= m * n
         if left[0] < 0 or left[1] < 0:
             return -1
-    union = np.zeros(words, dtype=np.uint64)
-    inter = np.full(words, np.uint64(0xFFFFFFFFFFFFFFFF))
-    for x in range(m):
-        for w in range(words):
+    masks = np.empty(3 * words, dtype=np.uint64)
+    union = masks[:words]
+    varying = masks[words : 2 * words]
+    fresh = masks[2 * words :]
+    for w in range(words):
+        union[w] = 0
+        inter = np.uint64(0xFFFFFFFFFFFFFFFF)
+        for x in range(m):
             union[w] |= lays[group[x], w]
-            inter[w] &= lays[group[x], w]
-    varying = union & ~inter
+            inter &= lays[group[x], w]
+        varying[w] = union[w] & ~inter
+        fresh[w] = above[w] & ~union[w]
     # Reveal every certainly safe cell at once: split by all their numbers
     # (the root has none: its undecided cells are not certainly safe).
-    labels = np.zeros(m, dtype=np.int64)
+    labels = scratch[:m]
+    labels[:] = 0
     n_labels = 1
     if not root:
-        fresh = above & ~union
         for i in range(n):
             if not _bit(fresh, i) or _shown(varying, nbr[i]) == 0:
                 continue
-            renumber = np.full(9 * n_labels, -1, dtype=np.int64)
+            renumber = scratch[m : m + 9 * n_labels]
+            renumber[:] = -1
             count = 0
             for x in range(m):
                 code = labels[x] * 9 + _shown(lays[group[x]], nbr[i])
@@ -932,7 +954,7 @@ def _wins(
         ordered, starts = _split_by(group, labels, n_labels)
         for k in range(n_labels):
             part = ordered[starts[k] : starts[k + 1]]
-            won = _wins(part, lays, nbr, clickable, memo, pool, left, none, every, union)
+            won = _wins(part, lays, nbr, clickable, memo, pool, left, none, every, union, scratch)
             if won < 0:
                 return -1
             result += won
@@ -942,22 +964,39 @@ def _wins(
     # The clicks, by the layouts where they are safe (most first).  A
     # click's split by the number it shows is made only when it is tried;
     # a dead one waits until every click has turned out dead.
-    cells = np.zeros(n, dtype=np.int64)
     n_cells = 0
     for i in range(n):
         if _bit(varying, i) and clickable[i]:
-            cells[n_cells] = i
             n_cells += 1
-    cells = cells[:n_cells]
-    safe = np.full(n_cells, m, dtype=np.int64)
+    # per click: its cell, its safe layouts, and the order and the dead
+    # clicks waiting (both as click numbers)
+    table = np.empty(4 * n_cells, dtype=np.int64)
+    cells = table[:n_cells]
+    safe = table[n_cells : 2 * n_cells]
+    order = table[2 * n_cells : 3 * n_cells]
+    waiting = table[3 * n_cells :]
+    c = 0
+    for i in range(n):
+        if _bit(varying, i) and clickable[i]:
+            cells[c] = i
+            safe[c] = m
+            c += 1
     for x in range(m):
         lay = lays[group[x]]
         for c in range(n_cells):
             if _bit(lay, cells[c]):
                 safe[c] -= 1
     full_count = root and every
-    order = np.argsort((m - safe) * n + cells)
-    waiting = np.zeros(n_cells, dtype=np.int64)
+    # most safe layouts first, then the lower cell (insertion sort: few clicks)
+    for c in range(n_cells):
+        k = c
+        while k > 0 and (
+            safe[order[k - 1]] < safe[c]
+            or (safe[order[k - 1]] == safe[c] and cells[order[k - 1]] > cells[c])
+        ):
+            order[k] = order[k - 1]
+            k -= 1
+        order[k] = c
     n_waiting = 0
     any_live = False
     top = 0
@@ -969,7 +1008,7 @@ def _wins(
             i = cells[c]
             if not full_count and not _beats(safe[c], i, top, top_i, root):
                 break
-            ordered, starts = _clicked(group, lays, nbr, i)
+            ordered, starts = _clicked(group, lays, nbr, i, scratch)
             if not (full_count or last):
                 shown = 0
                 for k in range(9):
@@ -986,7 +1025,9 @@ def _wins(
                 if starts[k + 1] > starts[k]:
                     part = ordered[starts[k] : starts[k + 1]]
                     rest -= part.shape[0]
-                    won = _wins(part, lays, nbr, clickable, memo, pool, left, none, every, union)
+                    won = _wins(
+                        part, lays, nbr, clickable, memo, pool, left, none, every, union, scratch
+                    )
                     if won < 0:
                         return -1
                     total += won
@@ -1029,8 +1070,10 @@ def endgame_wins(
     left = np.array([budget, work, 0], dtype=np.int64)
     out = np.full(n, -1, dtype=np.int64)
     everything = np.full(lays.shape[1], np.uint64(0xFFFFFFFFFFFFFFFF))
+    scratch = np.empty(10 * lays.shape[0], dtype=np.int64)
     root = np.arange(lays.shape[0])
-    if _wins(root, lays, nbr, clickable, memo, pool, left, out, every, everything) < 0:
+    won = _wins(root, lays, nbr, clickable, memo, pool, left, out, every, everything, scratch)
+    if won < 0:
         return np.zeros(0, dtype=np.int64)
     return out
 
