@@ -709,7 +709,10 @@ def _endgame_wins(
     # budget.  Both totals are the same in any order of search.
     left = [budget, budget * _WORK_PER_STATE]
 
-    def wins(group: frozenset[int]) -> int:
+    def wins(group: frozenset[int], above: int) -> int:
+        # ``above``: the union of the state this group was split from.  A
+        # cell already safe there shows one number across this group (that
+        # state was split by it), so only cells newly safe can split it.
         if len(group) == 1:
             return 1
         got = memo.get(group)
@@ -724,25 +727,25 @@ def _endgame_wins(
         for lay in group:
             union |= lay
             inter &= lay
-        free = full & ~union
+        fresh = above & ~union
         # Reveal every certainly safe cell at once: partition by their
         # numbers.  Only safe cells next to an undecided cell can show
         # different numbers in different layouts.
         varying = union & ~inter
-        bits = [i for i in range(n) if free >> i & 1 and nbr[i] & varying]
+        bits = [i for i in range(n) if fresh >> i & 1 and nbr[i] & varying]
         parts: dict[tuple[int, ...], list[int]] = {}
         if bits:
             for lay in group:
                 key = tuple([(lay & nbr[i]).bit_count() for i in bits])
                 parts.setdefault(key, []).append(lay)
         if len(parts) > 1:
-            result = sum(wins(frozenset(q)) for q in parts.values())
+            result = sum(wins(frozenset(q), union) for q in parts.values())
         else:
-            result = best(group, varying, None)
+            result = best(group, union, varying, None)
         memo[group] = result
         return result
 
-    def best(group: frozenset[int], varying: int, out: dict[int, int] | None) -> int:
+    def best(group: frozenset[int], union: int, varying: int, out: dict[int, int] | None) -> int:
         # The best click's count.  Clicks are tried by layouts where they
         # are safe (most first): a click cannot win more, so once that
         # bound cannot beat the best so far, neither can any later click,
@@ -751,35 +754,61 @@ def _endgame_wins(
         # tells nothing but its own safety, so it can wait: it is tried only
         # when every click is dead.  The root with ``every`` counts every
         # click in full into ``out``; otherwise ties go to the lower index.
-        options = []
-        for i in range(n):
-            if varying >> i & 1 and clickable[i]:
-                split: list[list[int]] = [[] for _ in range(9)]
-                for lay in group:
-                    if not lay >> i & 1:
-                        split[(lay & nbr[i]).bit_count()].append(lay)
-                options.append((sum(map(len, split)), i, [q for q in split if q]))
+        m = len(group)
+        options = sorted(
+            (-(m - sum(lay >> i & 1 for lay in group)), i)
+            for i in range(n)
+            if varying >> i & 1 and clickable[i]
+        )
         full_count = out is not None and every
-        if not full_count:
-            live = [o for o in options if len(o[2]) > 1]
-            options = live or options
-        options.sort(key=lambda o: (-o[0], o[1]))
+        by_index = out is not None
         top, top_i = 0, n
-        for safe, i, split in options:
-            if not full_count and not beats(safe, i, top, top_i, out is not None):
+        dead: list[tuple[int, int, list[list[int]]]] = []
+        for neg_safe, i in options:
+            if not full_count and not beats(-neg_safe, i, top, top_i, by_index):
                 break
-            total, rest = 0, safe
-            for q in split:
-                rest -= len(q)
-                total += wins(frozenset(q))
-                if not full_count and not beats(total + rest, i, top, top_i, out is not None):
+            split = split_by(group, i)
+            if not full_count and len(split) < 2:
+                dead.append((-neg_safe, i, split))
+                continue
+            top, top_i = tried(union, -neg_safe, i, split, top, top_i, full_count, out)
+        if top == 0 and not full_count:  # every click is dead: try them after all
+            for safe, i, split in dead:
+                if not beats(safe, i, top, top_i, by_index):
                     break
-            else:
-                if out is not None:
-                    out[i] = total
-                if beats(total, i, top, top_i, True):
-                    top, top_i = total, i
+                top, top_i = tried(union, safe, i, split, top, top_i, False, out)
         return top
+
+    def split_by(group: frozenset[int], i: int) -> list[list[int]]:
+        # the layouts where cell i is safe, by the number it shows
+        split: list[list[int]] = [[] for _ in range(9)]
+        for lay in group:
+            if not lay >> i & 1:
+                split[(lay & nbr[i]).bit_count()].append(lay)
+        return [q for q in split if q]
+
+    def tried(
+        union: int,
+        safe: int,
+        i: int,
+        split: list[list[int]],
+        top: int,
+        top_i: int,
+        full_count: bool,
+        out: dict[int, int] | None,
+    ) -> tuple[int, int]:
+        # count click i (unless it cannot beat the best); the new best
+        total, rest = 0, safe
+        for q in split:
+            rest -= len(q)
+            total += wins(frozenset(q), union)
+            if not full_count and not beats(total + rest, i, top, top_i, out is not None):
+                return top, top_i
+        if out is not None:
+            out[i] = total
+        if beats(total, i, top, top_i, True):
+            return total, i
+        return top, top_i
 
     def beats(value: int, i: int, top: int, top_i: int, by_index: bool) -> bool:
         return value > top or (by_index and value == top and i < top_i)
@@ -790,7 +819,7 @@ def _endgame_wins(
         union |= lay
         inter &= lay
     won: dict[int, int] = {}
-    best(frozenset(layouts), union & ~inter, won)
+    best(frozenset(layouts), union, union & ~inter, won)
     return won
 
 
