@@ -11,8 +11,9 @@ returns, so results and moves are the same with or without numba:
   and their elimination order (``analysis._split`` and
   ``_elimination_order``), and a component's inputs to the count;
 - :func:`local_rules_stack`: ``policy.local_rules``;
-- :func:`endgame_wins`: the endgame search's win counts
-  (``policy._endgame_wins``).
+- :func:`endgame_layouts` and :func:`endgame_wins`: the endgame search's
+  layout listing and win counts (``policy._layouts`` and
+  ``policy._endgame_wins``).
 
 The component count runs the same dynamic programme as the pure-Python one
 (a forward count of partial layouts, cut by cut, then a backward sweep over
