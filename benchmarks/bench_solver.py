@@ -490,6 +490,40 @@ def test_endgame_layouts_unpruned_baseline(benchmark: Any) -> None:
     assert len(out) == 192
 
 
+def _dense_expert() -> tuple[np.ndarray, Any]:
+    rows = [
+        row
+        for row in (Path(__file__).parent.parent / "tests" / "data" / "dense_expert.txt")
+        .read_text()
+        .splitlines()
+        if not row.startswith("#")
+    ]
+    cells = np.array([[H if ch == "." else int(ch) for ch in row] for row in rows], dtype=np.int8)
+    return cells, analyze(cells, 99)
+
+
+def _search_dense(engine: str) -> dict[tuple[int, int], float] | None:
+    from numsweeper.solver.policy import _endgame_values
+
+    cells, a = _dense_expert()
+    with _engine(engine):
+        return _endgame_values(cells, a, 100_000, every=False)
+
+
+def test_endgame_search_dense_expert(benchmark: Any) -> None:
+    # A dense late position (1,242 layouts over 28 undecided cells, 19 of
+    # 118 hidden cells safe) that only the density trigger searches: the
+    # compiled listing and search, beside the same search in Python.
+    values = _search_dense("default")  # compiles the kernels, untimed
+    assert values is not None and values == _search_dense("pure Python")
+    benchmark.pedantic(_search_dense, ("default",), rounds=size(5, 2), iterations=1)
+
+
+def test_endgame_search_dense_expert_python_baseline(benchmark: Any) -> None:
+    values = benchmark.pedantic(_search_dense, ("pure Python",), rounds=size(3, 1), iterations=1)
+    assert values is not None and max(values.values()) == 442 / 1242  # the exact best
+
+
 def unpruned_layouts(
     cells: np.ndarray, known: np.ndarray, mines: int, unknown: list[tuple[int, int]]
 ) -> list[int]:
