@@ -259,7 +259,7 @@ def test_compiled_endgame_wins_match_the_python_search(
     # Random endgames on small boards, with budgets that stop some searches:
     # by their number of states, or (a tiny work allowance per state) by
     # the layouts they examine; every click counted, or only those the
-    # pruned search needs.
+    # pruned search needs; some cells flagged.
     from numsweeper.solver import policy
 
     monkeypatch.setattr(policy, "_WORK_PER_STATE", work_per_state)
@@ -270,6 +270,8 @@ def test_compiled_endgame_wins_match_the_python_search(
         rows, cols = int(rng.integers(3, 7)), int(rng.integers(3, 8))
         mines = int(rng.integers(2, rows * cols // 3 + 2))
         cells = mid_game(rng, rows, cols, mines, int(rng.integers(2, 8)))
+        if rng.random() < 0.3:  # flagged cells are hidden but cannot be clicked
+            cells[(cells == H) & (rng.random(cells.shape) < 0.2)] = int(ns.FLAG)
         if not (cells == H).any():
             continue
         a = analyze(cells, mines)
@@ -300,7 +302,9 @@ def test_compiled_endgame_takes_many_layouts_and_wide_positions() -> None:
     rng = np.random.default_rng(29)
     kernel = analysis._kernel()
     many = wide = 0
-    while many < 15 or wide < 15:
+    for _ in range(5000):
+        if many >= 15 and wide >= 15:
+            break
         if many < 15:
             rows, cols = int(rng.integers(5, 7)), int(rng.integers(5, 8))
             mines = int(rng.integers(rows * cols // 4, rows * cols // 3 + 2))
@@ -328,6 +332,7 @@ def test_compiled_endgame_takes_many_layouts_and_wide_positions() -> None:
             many += 1
         else:
             wide += 1
+    assert many == wide == 15
 
 
 def test_the_environment_can_turn_the_kernels_off() -> None:

@@ -597,13 +597,23 @@ def test_the_pruned_endgame_search_finds_the_best_click() -> None:
     # The move search skips clicks that cannot win more than the best so
     # far, and dead clicks (which can tie with the best live click): the
     # clicks it counts in full have their exact values, and its move is a
-    # best click of the full count.
+    # best click of the full count.  Flagged cells cannot be clicked, so
+    # with flags no click waits (a dead click can make a flagged cell safe
+    # and so tell more than any clickable cell: the first fixed case).
     from numsweeper.solver.policy import _endgame, _endgame_values
 
+    F = int(ns.FLAG)
+    fixed = [
+        (np.array([[1, 3, H, H, 1], [F, F, H, 4, H], [H, H, F, H, 1]], dtype=np.int8), 6),
+        (np.array([[H, F, H, H, H], [F, F, 2, 2, F]], dtype=np.int8), 5),
+    ]
     rng = np.random.default_rng(31)
-    checked = pruned = 0
-    for _ in range(1500):
-        cells, mines = _small_position(rng, 1, 0.5)
+    checked = pruned = flagged = 0
+    for k in range(1500):
+        if k < len(fixed):
+            cells, mines = fixed[k]
+        else:
+            cells, mines = _small_position(rng, 1, 0.5, flags=0.2 * (k % 2))
         a = analyze(cells, mines)
         if len(a.safe) or a.layouts > 300:
             continue
@@ -614,10 +624,11 @@ def test_the_pruned_endgame_search_finds_the_best_click() -> None:
         assert some is not None and set(some) <= set(values)
         assert all(values[cell] == v for cell, v in some.items())
         move = _endgame(cells, a, 10**6)
-        assert move is not None and values[move] == max(values.values())
+        assert move is not None and values[move] == max(values.values()), (cells.tolist(), mines)
         checked += 1
         pruned += len(some) < len(values)
-    assert checked > 200 and pruned > 50
+        flagged += bool((cells == F).any())
+    assert checked > 200 and pruned > 50 and flagged > 50
 
 
 def test_a_forced_fifty_fifty_is_guessed_before_a_safer_avoidable_guess() -> None:
@@ -635,3 +646,23 @@ def test_a_forced_fifty_fifty_is_guessed_before_a_safer_avoidable_guess() -> Non
     assert (r, c) in pairs and forced.counts["forced"] == 1
     ((r, c),) = SolverPolicy("safe", fifty_fifty=False)(v[None], [6], None)
     assert (r, c) not in pairs
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("tolerance", -0.1),
+        ("candidates", 0),
+        ("endgame_layouts", -1),
+        ("endgame_dense", float("nan")),
+        ("endgame_dense", float("inf")),
+        ("endgame_max_layouts", -5),
+        ("endgame_cells", -1),
+        ("endgame_nodes", 0),
+        ("max_states", 0),
+    ],
+)
+def test_policy_settings_out_of_range_are_rejected(name: str, value: float) -> None:
+    with pytest.raises(ValueError, match=f"{name} must be .* got {value!r}"):
+        SolverPolicy("safe", **{name: value})
+    SolverPolicy("safe", **{name: 0 if name in ("tolerance", "endgame_dense") else 1})

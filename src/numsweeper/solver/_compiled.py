@@ -888,6 +888,7 @@ def _wins(
     every: bool,
     above: np.ndarray,
     scratch: np.ndarray,
+    defer: bool,
 ) -> int:  # pragma: no cover - compiled
     """Layouts of ``group`` won under perfect play; -1 past the budget.
 
@@ -900,7 +901,9 @@ def _wins(
     that split off this one: a cell already safe there shows the same
     number in all of this group (that state was split by it), so only the
     cells safe here and not there can split the group further.  ``scratch``
-    (10 entries per layout) holds labels between recursive calls.
+    (10 entries per layout) holds labels while a state splits its group;
+    every recursive call overwrites it, so nothing reads it after one.
+    ``defer``: dead clicks wait (only when no undecided cell is flagged).
     """
     root = out.shape[0] > 0
     none = out[:0]
@@ -955,7 +958,9 @@ def _wins(
         ordered, starts = _split_by(group, labels, n_labels)
         for k in range(n_labels):
             part = ordered[starts[k] : starts[k + 1]]
-            won = _wins(part, lays, nbr, clickable, memo, pool, left, none, every, union, scratch)
+            won = _wins(
+                part, lays, nbr, clickable, memo, pool, left, none, every, union, scratch, defer
+            )
             if won < 0:
                 return -1
             result += won
@@ -1010,7 +1015,7 @@ def _wins(
             if not full_count and not _beats(safe[c], i, top, top_i, root):
                 break
             ordered, starts = _clicked(group, lays, nbr, i, scratch)
-            if not (full_count or last):
+            if defer and not (full_count or last):
                 shown = 0
                 for k in range(9):
                     shown += starts[k + 1] > starts[k]
@@ -1027,7 +1032,18 @@ def _wins(
                     part = ordered[starts[k] : starts[k + 1]]
                     rest -= part.shape[0]
                     won = _wins(
-                        part, lays, nbr, clickable, memo, pool, left, none, every, union, scratch
+                        part,
+                        lays,
+                        nbr,
+                        clickable,
+                        memo,
+                        pool,
+                        left,
+                        none,
+                        every,
+                        union,
+                        scratch,
+                        defer,
                     )
                     if won < 0:
                         return -1
@@ -1073,7 +1089,10 @@ def endgame_wins(
     everything = np.full(lays.shape[1], np.uint64(0xFFFFFFFFFFFFFFFF))
     scratch = np.empty(10 * lays.shape[0], dtype=np.int64)
     root = np.arange(lays.shape[0])
-    won = _wins(root, lays, nbr, clickable, memo, pool, left, out, every, everything, scratch)
+    defer = bool(clickable.all())  # dead clicks wait only when no cell is flagged
+    won = _wins(
+        root, lays, nbr, clickable, memo, pool, left, out, every, everything, scratch, defer
+    )
     if won < 0:
         return np.zeros(0, dtype=np.int64)
     return out
@@ -1095,7 +1114,7 @@ def endgame_layouts(
     Step ``k`` places cell ``order[k]``; the numbers it touches are
     ``step_cons[step_ptr[k]:step_ptr[k + 1]]``, with as many of their cells
     still unplaced after it in ``step_room``.  ``need`` holds each number's
-    mines still to place (it is restored on return).  The same depth-first
+    mines still to place (restored when the listing completes).  The same depth-first
     search as the Python listing, step for step, without recursion: returns
     the layouts (rows of ``words`` 64-bit words, in the order found) and
     True, or no layouts and False after ``limit`` steps.

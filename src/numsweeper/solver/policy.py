@@ -10,8 +10,8 @@ Moves, cheapest first:
    makes the rest safe; iterate to a fixed point.
 3. **Exact engine** (:func:`~numsweeper.solver.analyze`) for boards the local
    rules leave stuck: a certainly safe cell if one exists.
-4. **Endgame search** when few layouts remain (a few hundred, or a few
-   thousand late in a dense game, where few of the hidden cells are safe):
+4. **Endgame search** when few layouts remain (a few hundred, or up to
+   2,000 late in a dense game, where few of the hidden cells are safe):
    an exhaustive expectimax over the explicit layouts that maximises the
    probability of winning.
 5. **Forced guess first**: two side-by-side cells that can hold at most one
@@ -186,12 +186,12 @@ class SolverPolicy:
     endgame_dense : float, default 250.0
         ... or when ``layouts * d**3`` is at most this, where ``d`` is the
         share of hidden cells that are safe: late in a dense game a search
-        of a few thousand layouts is cheap and worth it (David Hill's
+        of a thousand or two layouts is cheap and worth it (David Hill's
         trigger) ...
     endgame_max_layouts : int, default 2000
-        ... but never past this many layouts: on expert, two in three
-        searches of 2,000 to 3,000 layouts stop at ``endgame_nodes``, and
-        the rest rarely change the move ...
+        ... but the density rule never past this many layouts (on expert,
+        two in three searches of 2,000 to 3,000 layouts stop at
+        ``endgame_nodes``, and the rest rarely change the move) ...
     endgame_cells : int, default 128
         ... and at most this many undecided hidden cells.
     endgame_nodes : int, default 100_000
@@ -260,6 +260,18 @@ class SolverPolicy:
         fifty_fifty: bool = True,
     ) -> None:
         check_first_click(first_click)
+        for name, value, low in (
+            ("tolerance", tolerance, 0),
+            ("candidates", candidates, 1),
+            ("endgame_layouts", endgame_layouts, 0),
+            ("endgame_dense", endgame_dense, 0),
+            ("endgame_max_layouts", endgame_max_layouts, 0),
+            ("endgame_cells", endgame_cells, 0),
+            ("endgame_nodes", endgame_nodes, 1),
+            ("max_states", max_states, 1),
+        ):
+            if not value >= low or not np.isfinite(value):  # also rejects NaN
+                raise ValueError(f"{name} must be a finite number >= {low}, got {value!r}")
         self.first_click = first_click
         self.tolerance = float(tolerance)
         self.candidates = int(candidates)
@@ -604,7 +616,9 @@ class _OverBudget(Exception):
 #: in all, and its layout listing may take as many steps.  In expert games a
 #: state examines about 140-180 on average (at most about 550), so a search
 #: of wide states stops at the work limit before it reaches ``budget``
-#: states; no search of 1,200 measured expert games reached either limit.
+#: states.  No search of up to 300 layouts in 1,200 measured expert games
+#: reached either limit; above 1,000 layouts (the density rule) about a third
+#: of the searches stop at one (see docs/win_rates.md, "Seventh round").
 _WORK_PER_STATE = 200
 
 
@@ -612,7 +626,8 @@ def _endgame(cells: NDArray[np.int8], a: Analysis, budget: int) -> tuple[int, in
     """Best click by exhaustive search over the few remaining layouts.
 
     The click with the highest win probability from :func:`_endgame_values`
-    (ties to the first cell in row-major order), or None.
+    (among the clicks it counts in full, ties to the first cell in row-major
+    order; a dead click that ties is not counted), or None.
     """
     values = _endgame_values(cells, a, budget, every=False)
     if not values:
@@ -630,15 +645,15 @@ def _endgame_values(
     information never hurts), then the search tries the other undecided
     cells and sums over the numbers each could show.  It skips the clicks
     that cannot beat the best one found (bounded by the layouts where they
-    are safe) and, while any click can tell something, the dead ones (one
-    number wherever they are safe).  The search counts the layouts won, in
-    exact integers, so equal clicks tie exactly; a click's value is its count
-    over the number of layouts.  With ``every`` each click of the position
-    gets its value; without, only those the search had to count in full,
-    which include the best one (the lowest index among equals).  Certain
-    mines are fixed, so only undecided cells enter the layouts.  Returns
-    None if the search
-    needs more than ``budget`` states, or examines more than
+    are safe) and, while any click can tell something and no cell is
+    flagged, the dead ones (one number wherever they are safe).  The search
+    counts the layouts won, in exact integers, so equal clicks tie exactly;
+    a click's value is its count over the number of layouts.  With
+    ``every`` each click of the position gets its value; without, only
+    those the search had to count in full, which include a best one.
+    Certain mines are fixed, so only undecided cells enter the layouts.
+    Returns None if the search needs more than ``budget`` states, or
+    examines more than
     ``budget * _WORK_PER_STATE`` layout-cells, or no click is undecided.
     With numba installed the same listing and search run compiled, for any
     number of layouts and cells (the listing's order differs, which changes
@@ -708,6 +723,7 @@ def _endgame_wins(
     # candidate cell, so a few wide states cannot run for minutes within the
     # budget.  Both totals are the same in any order of search.
     left = [budget, budget * _WORK_PER_STATE]
+    defer_dead = all(clickable)
 
     def wins(group: frozenset[int], above: int) -> int:
         # ``above``: the union of the state this group was split from.  A
@@ -752,8 +768,10 @@ def _endgame_wins(
         # and a click stops as soon as its count plus its unexamined safe
         # layouts cannot.  A dead click (one number wherever it is safe)
         # tells nothing but its own safety, so it can wait: it is tried only
-        # when every click is dead.  The root with ``every`` counts every
-        # click in full into ``out``; otherwise ties go to the lower index.
+        # when every click is dead.  (Not with flags: a flagged cell cannot
+        # be clicked, and a dead click that makes it safe can tell more than
+        # any clickable cell.)  The root with ``every`` counts every click
+        # in full into ``out``; otherwise ties go to the lower index.
         m = len(group)
         options = sorted(
             (-(m - sum(lay >> i & 1 for lay in group)), i)
@@ -761,18 +779,21 @@ def _endgame_wins(
             if varying >> i & 1 and clickable[i]
         )
         full_count = out is not None and every
+        defer = defer_dead and not full_count
         by_index = out is not None
         top, top_i = 0, n
         dead: list[tuple[int, int, list[list[int]]]] = []
+        any_live = False
         for neg_safe, i in options:
             if not full_count and not beats(-neg_safe, i, top, top_i, by_index):
                 break
             split = split_by(group, i)
-            if not full_count and len(split) < 2:
+            if defer and len(split) < 2:
                 dead.append((-neg_safe, i, split))
                 continue
+            any_live = True
             top, top_i = tried(union, -neg_safe, i, split, top, top_i, full_count, out)
-        if top == 0 and not full_count:  # every click is dead: try them after all
+        if not any_live:  # every click is dead: try them after all
             for safe, i, split in dead:
                 if not beats(safe, i, top, top_i, by_index):
                     break
