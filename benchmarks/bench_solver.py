@@ -451,13 +451,13 @@ def test_analyze_look_ahead_probes_previous_engine_baseline(benchmark: Any) -> N
 #: the endgame search lists 192 layouts over 30 undecided cells, 10 of them
 #: unconstrained: the listing that checked each number only at its last cell
 #: explored a large dead tree here.  Shared with the tests.
-_LATE_EXPERT = [
-    row
-    for row in (Path(__file__).parent.parent / "tests" / "data" / "late_expert.txt")
-    .read_text()
-    .splitlines()
-    if not row.startswith("#")
-]
+def _data_rows(name: str) -> list[str]:
+    """The board rows of a position file in tests/data (``#`` lines are notes)."""
+    text = (Path(__file__).parent.parent / "tests" / "data" / name).read_text()
+    return [row for row in text.splitlines() if not row.startswith("#")]
+
+
+_LATE_EXPERT = _data_rows("late_expert.txt")
 
 
 def _late_expert() -> tuple[np.ndarray, Any, int, list[tuple[int, int]]]:
@@ -491,13 +491,7 @@ def test_endgame_layouts_unpruned_baseline(benchmark: Any) -> None:
 
 
 def _dense_expert() -> tuple[np.ndarray, Any]:
-    rows = [
-        row
-        for row in (Path(__file__).parent.parent / "tests" / "data" / "dense_expert.txt")
-        .read_text()
-        .splitlines()
-        if not row.startswith("#")
-    ]
+    rows = _data_rows("dense_expert.txt")
     cells = np.array([[H if ch == "." else int(ch) for ch in row] for row in rows], dtype=np.int8)
     return cells, analyze(cells, 99)
 
