@@ -431,3 +431,31 @@ def test_kernels_stay_in_bounds(tmp_path: Any) -> None:
     )
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     assert " passed" in run.stdout
+
+
+def test_endgame_memo_checks_a_hash_hit_against_the_stored_layouts() -> None:
+    # The search keys its memo by two hashes of a state's layout indices;
+    # a hit counts only if the stored indices are the state's own, and a
+    # taken key is never overwritten by another state.  A forced collision
+    # (two different states under one key) must miss, not return the count.
+    from numba import types
+    from numba.typed import Dict, List
+
+    kernel = analysis._kernel()
+    memo = Dict.empty(key_type=kernel._memo_key, value_type=types.int64)
+    pool = List()
+    pool.append(np.empty(4, dtype=np.int64))  # grows as states are stored
+    used = np.zeros(1, dtype=np.int64)
+    first, other = np.array([1, 4, 6]), np.array([2, 4, 7])
+    key = kernel._key(first)
+    assert kernel._recall(first, key, memo, pool) == -1
+    kernel._store(first, key, 5, memo, pool, used)
+    assert kernel._recall(first, key, memo, pool) == 5
+    assert kernel._recall(other, key, memo, pool) == -1  # same key, other state
+    assert kernel._recall(first[:2], key, memo, pool) == -1  # a prefix of it
+    kernel._store(other, key, 9, memo, pool, used)  # the key is taken: ignored
+    assert kernel._recall(first, key, memo, pool) == 5
+    assert kernel._recall(other, kernel._key(other), memo, pool) == -1
+    kernel._store(other, kernel._key(other), 9, memo, pool, used)
+    assert kernel._recall(other, kernel._key(other), memo, pool) == 9
+    assert kernel._key(first) != kernel._key(other)
