@@ -784,18 +784,23 @@ def _key(group: np.ndarray) -> tuple[np.uint64, np.uint64]:  # pragma: no cover
 def _split_by(
     group: np.ndarray, labels: np.ndarray, n_labels: int
 ) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover - compiled
-    """The group's layouts sorted by label, and where each label starts."""
-    starts = np.zeros(n_labels + 1, dtype=np.int64)
+    """The group's layouts sorted by label, and where each label starts.
+
+    A counting sort; ``starts`` has ``n_labels + 1`` entries (one array,
+    whose second half tracks where each label fills meanwhile).
+    """
+    starts = np.zeros(2 * n_labels + 1, dtype=np.int64)
     for x in range(group.shape[0]):
         starts[labels[x] + 1] += 1
     for k in range(n_labels):
         starts[k + 1] += starts[k]
-    out = np.zeros(group.shape[0], dtype=np.int64)
-    fill = starts[:n_labels].copy()
+        starts[n_labels + 1 + k] = starts[k]
+    out = np.empty(group.shape[0], dtype=np.int64)
     for x in range(group.shape[0]):
-        out[fill[labels[x]]] = group[x]
-        fill[labels[x]] += 1
-    return out, starts
+        fill = n_labels + 1 + labels[x]
+        out[starts[fill]] = group[x]
+        starts[fill] += 1
+    return out, starts[: n_labels + 1]
 
 
 @njit(cache=True)
@@ -804,25 +809,14 @@ def _clicked(
 ) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover - compiled
     """The layouts where cell ``i`` is safe, split by the number it shows.
 
-    The group sorted by label (the number, 9 for a mine) and where each
-    label starts (11 entries); ``scratch`` holds the labels meanwhile.
+    :func:`_split_by` over the labels (the number, 9 for a mine), which
+    ``scratch`` holds meanwhile.
     """
-    m = group.shape[0]
-    starts = np.zeros(21, dtype=np.int64)  # then where each label fills
-    for x in range(m):
+    labels = scratch[: group.shape[0]]
+    for x in range(group.shape[0]):
         lay = lays[group[x]]
-        label = 9 if _bit(lay, i) else _shown(lay, nbr[i])
-        scratch[x] = label
-        starts[label + 1] += 1
-    for k in range(10):
-        starts[k + 1] += starts[k]
-        starts[11 + k] = starts[k]
-    out = np.empty(m, dtype=np.int64)
-    for x in range(m):
-        label = scratch[x]
-        out[starts[11 + label]] = group[x]
-        starts[11 + label] += 1
-    return out, starts[:11]
+        labels[x] = 9 if _bit(lay, i) else _shown(lay, nbr[i])
+    return _split_by(group, labels, 10)
 
 
 @njit(cache=True)

@@ -653,8 +653,8 @@ def _endgame_values(
     those the search had to count in full, which include a best one.
     Certain mines are fixed, so only undecided cells enter the layouts.
     Returns None if the search needs more than ``budget`` states, or
-    examines more than
-    ``budget * _WORK_PER_STATE`` layout-cells, or no click is undecided.
+    examines more than ``budget * _WORK_PER_STATE`` layout-cells, or no
+    click is undecided.
     With numba installed the same listing and search run compiled, for any
     number of layouts and cells (the listing's order differs, which changes
     no count).
