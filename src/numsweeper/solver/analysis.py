@@ -52,6 +52,10 @@ __all__ = ["MAX_STATES", "Analysis", "analyze"]
 MAX_STATES = 50_000
 
 Poly = dict[int, int]  # mine total -> weighted layout count
+# A counted component: its polynomial, and the mine-weighted marginals of its
+# groups as one array (a row per group, a column per mine total from ``low``
+# on; int64 from the compiled count, Python ints from the pure-Python one).
+_Counted = tuple[Poly, int, NDArray[Any]]
 
 # Counted components, keyed by their structure: the (position, need) of every
 # number and, per group, the positions of its numbers and its size.  That key
@@ -59,7 +63,7 @@ Poly = dict[int, int]  # mine total -> weighted layout count
 # stored in the order of the part's ``canon``.  Successive moves of a
 # game, and the policy's look-ahead probes, mostly change one component and
 # find the others here.  Results are never mutated after they are stored.
-_CACHE: OrderedDict[Any, tuple[Poly, list[Poly]]] = OrderedDict()
+_CACHE: OrderedDict[Any, _Counted] = OrderedDict()
 _CACHE_SIZE = 4096
 _CACHE_LOCK = threading.Lock()
 
@@ -179,8 +183,19 @@ def _neighbours(flat: NDArray[np.intp], rows: int, cols: int) -> NDArray[np.intp
 @dataclass
 class _Component:
     groups: list[int]  # group ids (in elimination order, or a cache hit's canon order)
-    polynomial: Poly = field(default_factory=dict)
-    marginals: list[Poly] = field(default_factory=list)  # per group in ``groups``
+    polynomial: Poly
+    low: int  # the mine total of the marginals' first column
+    marginals: NDArray[Any]  # row i: group ``groups[i]``'s mine-weighted polynomial
+
+
+def _banded(polynomial: Poly, marginals: list[Poly]) -> _Counted:
+    """A pure-Python count in the banded form the compiled count returns."""
+    low = min(polynomial)
+    band = np.zeros((len(marginals), max(polynomial) - low + 1), dtype=object)
+    for i, marg in enumerate(marginals):
+        for m, x in marg.items():
+            band[i, m - low] = x
+    return polynomial, low, band
 
 
 # A forward step's plan: (keep getter, drop getter, needs of opened constraints,
@@ -428,10 +443,11 @@ def _count_compiled(
     group_cons: list[list[int]] | Callable[[], list[list[int]]],
     need: NDArray[np.int64],
     max_states: int,
-) -> tuple[Poly, list[Poly]] | None:
+) -> _Counted | None:
     """:func:`_count_component` by the compiled kernel: the same integers.
 
-    Raises what :func:`_forward` raises, and returns None where the kernel
+    The marginals come as one int64 array (see :func:`_banded`).  Raises
+    what :func:`_forward` raises, and returns None where the kernel
     cannot count exactly (int64 overflow, very wide cuts): the caller then
     runs the pure-Python count.  ``group_cons`` (or a function that returns
     it) is read only to name what an error names.
@@ -455,11 +471,8 @@ def _count_compiled(
         return None
     nz = np.flatnonzero(poly)
     polynomial = dict(zip(nz.tolist(), poly[nz].tolist(), strict=True))
-    marginals: list[Poly] = [{} for _ in order]
-    rows, totals = np.nonzero(marg)
-    for i, m, x in zip(rows.tolist(), totals.tolist(), marg[rows, totals].tolist(), strict=True):
-        marginals[i][m] = x
-    return polynomial, marginals
+    low, high = int(nz[0]), int(nz[-1])
+    return polynomial, low, marg[:, low : high + 1].copy()
 
 
 def _convolve(a: Poly, b: Poly) -> Poly:
@@ -619,12 +632,13 @@ def analyze(
         sizes = shape.sizes
         n_groups = len(sizes)
         components, exact = _solve_frontier(shape, need, cols, max_states)
-        group_probs = [0.0] * n_groups
+        group_probs = np.zeros(n_groups)
         polys = [comp.polynomial for comp in components]
-        group_safe = [False] * n_groups
-        group_mine = [False] * n_groups
+        group_safe = np.zeros(n_groups, dtype=bool)
+        group_mine = np.zeros(n_groups, dtype=bool)
+        group_sizes = np.array(sizes, dtype=object)
     else:
-        components, polys, group_probs = [], [], []
+        components, polys = [], []
 
     # Combine components: frontier distribution Q = prod of component polys.
     prefix: list[Poly] = [{0: 1}]
@@ -652,21 +666,21 @@ def analyze(
         for j, comp in enumerate(components):
             others = _convolve(prefix[j], suffix[j + 1])
             # r[a] = sum_b others[b] * w[a + b]: weight of component total a
-            r = {
-                a: sum(p * weights.get(a + b, 0) for b, p in others.items())
-                for a in comp.polynomial
-            }
-            for g, marg in zip(comp.groups, comp.marginals, strict=True):
-                num = 0
-                for a, count in marg.items():  # (a plain loop: most have 1-3 terms)
-                    num += count * r[a]
-                whole = grand * sizes[g]
-                group_probs[g] = num / whole
-                group_safe[g] = num == 0
-                group_mine[g] = num == whole
-        probs[front_flat] = np.asarray(group_probs)[group_of]
-        is_safe[front_flat] = np.asarray(group_safe)[group_of]
-        is_mine[front_flat] = np.asarray(group_mine)[group_of]
+            low = comp.low
+            r = np.empty(comp.marginals.shape[1], dtype=object)
+            r[:] = [
+                sum(p * weights.get(a + b, 0) for b, p in others.items())
+                for a in range(low, low + len(r))
+            ]
+            # exact integers (object arrays), one correctly rounded division
+            num = comp.marginals.dot(r)
+            whole = grand * group_sizes[comp.groups]
+            group_probs[comp.groups] = (num / whole).astype(np.float64)
+            group_safe[comp.groups] = num == 0
+            group_mine[comp.groups] = num == whole
+        probs[front_flat] = group_probs[group_of]
+        is_safe[front_flat] = group_safe[group_of]
+        is_mine[front_flat] = group_mine[group_of]
     if u:
         num = sum(frontier[k] * w * (m - k) for k, w in weights.items())
         off = unknown.ravel().copy()
@@ -944,8 +958,8 @@ def _solve_frontier(
             if hit is not None:
                 _CACHE.move_to_end(key)
         if hit is not None:
-            poly, margs = hit  # the marginals in part.canon's order
-            components.append(_Component(part.canon, poly, margs))
+            poly, low, margs = hit  # the marginals in part.canon's order
+            components.append(_Component(part.canon, poly, low, margs))
             continue
         if part.order is None:
             part.order = _elimination_order(part.groups, current())
@@ -966,8 +980,8 @@ def _solve_frontier(
                     kernel, part.inputs, order, current, need_array, max_states
                 )
             if counted is None:
-                counted = _count_component(order, current(), sizes, need, max_states)
-            poly, margs = counted
+                counted = _banded(*_count_component(order, current(), sizes, need, max_states))
+            poly, low, margs = counted
         except _Empty as exc:
             flat = where[exc.constraint]
             raise InvalidBoardError(
@@ -989,10 +1003,12 @@ def _solve_frontier(
             keys = _group_keys(cons, sizes, where)
             work.extend(_part(gs, cons, keys) for gs in _split(sorted(part.groups), cons))
             continue
-        components.append(_Component(order, poly, margs))
+        components.append(_Component(order, poly, low, margs))
         position = {g: i for i, g in enumerate(order)}
+        in_canon = margs[[position[g] for g in part.canon]]
+        in_canon.flags.writeable = False
         with _CACHE_LOCK:
-            _CACHE[key] = (poly, [margs[position[g]] for g in part.canon])
+            _CACHE[key] = (poly, low, in_canon)
             if len(_CACHE) > _CACHE_SIZE:
                 _CACHE.popitem(last=False)
     return components, exact
