@@ -133,6 +133,44 @@ def test_compiled_structure_matches_the_python_split_and_order() -> None:
     assert compared > 500
 
 
+def test_compiled_frontier_matches_the_numpy_one() -> None:
+    # Random masks (flags, with trust_flags, are neither unknown nor
+    # revealed): the same arrays, and the same parts with the same keys.
+    rng = np.random.default_rng(23)
+    kernel = analysis._kernel()
+    parts = 0
+    for i in range(1500):
+        rows, cols = int(rng.integers(1, 20)), int(rng.integers(1, 32))
+        if i % 3:
+            revealed = rng.random((rows, cols)) < rng.uniform(0, 1)
+            unknown = ~revealed & (rng.random((rows, cols)) < (0.8 if i % 2 else 1.0))
+        else:
+            cells = mid_game(rng, 16, 30, 99, int(rng.integers(0, 25)))
+            revealed, unknown = cells >= 0, cells < 0
+        want = analysis._frontier_numpy(unknown, revealed)
+        got = analysis._frontier_compiled(kernel, unknown, revealed)
+        for name in ("free_grid", "con_flat", "front_flat", "group_of", "sigs"):
+            a, b = getattr(want, name), getattr(got, name)
+            assert a.dtype == b.dtype and np.array_equal(a, b), name
+        assert (want.where, want.sizes, want.unconstrained) == (
+            got.where,
+            got.sizes,
+            got.unconstrained,
+        )
+        assert (want.csr is None) == (got.csr is None)
+        for a, b in zip(want.csr or (), got.csr or (), strict=True):
+            np.testing.assert_array_equal(a, b)
+
+        # the compiled parts come in elimination order, the numpy ones not yet
+        def described(shape: analysis._Frontier) -> list[tuple[object, ...]]:
+            return sorted((p.cons, p.canon, p.shape_key, sorted(p.groups)) for p in shape.parts)
+
+        assert described(want) == described(got)
+        assert all(p.order is not None and sorted(p.order) == p.canon for p in got.parts)
+        parts += len(got.parts)
+    assert parts > 3000
+
+
 def test_same_results_on_1500_positions() -> None:
     # Small boards (numbers of every kind, inconsistent states included,
     # relaxed counts under a tiny guard) and expert mid-game positions.

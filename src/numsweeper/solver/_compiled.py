@@ -7,9 +7,12 @@ returns, so results and moves are the same with or without numba:
 
 - :func:`count_component`: a frontier component's count (``analysis.
   _count_component``);
+- :func:`frontier_structure`: a position's constraints, groups and
+  components, each in elimination order, with their cache keys
+  (``analysis._frontier_numpy``, ``_split`` and ``_elimination_order``);
 - :func:`split_and_order` and :func:`count_inputs`: a position's components
-  and their elimination order (``analysis._split`` and
-  ``_elimination_order``), and a component's inputs to the count;
+  and their elimination order (part of the above), and a component's
+  inputs to the count;
 - :func:`local_rules_stack`: ``policy.local_rules``;
 - :func:`endgame_layouts` and :func:`endgame_wins`: the endgame search's
   layout listing and win counts (``policy._layouts`` and
@@ -626,6 +629,185 @@ def count_inputs(
                 count += 1
             idx[ptr[x] + p - grp_ptr[g]] = number[c]
     return out_sizes, ptr, idx, ids[:count]
+
+
+@njit(cache=True)
+def frontier_structure(
+    unknown: np.ndarray, revealed: np.ndarray
+) -> tuple[np.ndarray, ...]:  # pragma: no cover - compiled
+    """A position's structure, as ``analysis._frontier`` builds it with numpy.
+
+    ``unknown`` and ``revealed`` are ``(rows, cols)`` masks.  Returns
+    ``(free, con_flat, front_flat, group_of, sigs, sizes, ptr, idx,
+    part_ptr, order, key_rows, numbers, cuts)``: hidden neighbours per cell;
+    the constraints (numbers with a hidden neighbour) and the frontier cells,
+    by flat index; each frontier cell's group, groups numbered in the
+    lexicographic order of their signatures ``sigs`` (constraint ids, sorted,
+    after -1 padding to 8); group sizes and constraints (CSR); the parts and
+    their elimination orders (:func:`split_and_order`); the shape-key rows
+    of the groups by part, then id (the board positions of their numbers,
+    then their size); and each part's constraints, in increasing order,
+    between the bounds ``cuts``.
+    """
+    rows, cols = unknown.shape
+    n = rows * cols
+    free = np.zeros((rows, cols), dtype=np.int8)
+    for r in range(rows):
+        for c in range(cols):
+            if unknown[r, c]:
+                for rr in range(max(r - 1, 0), min(r + 2, rows)):
+                    for cc in range(max(c - 1, 0), min(c + 2, cols)):
+                        if rr != r or cc != c:
+                            free[rr, cc] += 1
+    n_cons = 0
+    for r in range(rows):
+        for c in range(cols):
+            if revealed[r, c] and free[r, c] > 0:
+                n_cons += 1
+    con_flat = np.zeros(n_cons, dtype=np.int64)
+    j = 0
+    for r in range(rows):
+        for c in range(cols):
+            if revealed[r, c] and free[r, c] > 0:
+                con_flat[j] = r * cols + c
+                j += 1
+    # frontier cells: unknown cells next to a constraint, in flat order
+    near = np.zeros(n, dtype=np.bool_)
+    for j in range(n_cons):
+        r, c = con_flat[j] // cols, con_flat[j] % cols
+        for rr in range(max(r - 1, 0), min(r + 2, rows)):
+            for cc in range(max(c - 1, 0), min(c + 2, cols)):
+                if unknown[rr, cc]:
+                    near[rr * cols + cc] = True
+    n_front = 0
+    for f in range(n):
+        if near[f]:
+            n_front += 1
+    front_flat = np.zeros(n_front, dtype=np.int64)
+    j = 0
+    for f in range(n):
+        if near[f]:
+            front_flat[j] = f
+            j += 1
+    # signatures: the ids of each frontier cell's constraints, sorted, padded
+    sig = np.full((n_front, 8), -1, dtype=np.int64)
+    for j in range(n_front):
+        r, c = front_flat[j] // cols, front_flat[j] % cols
+        k = 0
+        for rr in range(max(r - 1, 0), min(r + 2, rows)):
+            for cc in range(max(c - 1, 0), min(c + 2, cols)):
+                if (rr != r or cc != c) and revealed[rr, cc]:
+                    flat = rr * cols + cc
+                    i = np.searchsorted(con_flat, flat)  # a number next to a hidden cell
+                    sig[j, k] = i
+                    k += 1
+        row = sig[j]
+        row[:k].sort()
+        # move the k ids to the end, -1 padding first
+        for x in range(k - 1, -1, -1):
+            row[8 - k + x] = row[x]
+        for x in range(8 - k):
+            row[x] = -1
+    # groups: distinct signatures in lexicographic order (stable sorts on
+    # packed keys, least significant first)
+    bits = 1
+    while (1 << bits) <= n_cons:
+        bits += 1
+    per = 63 // bits
+    by_sig = np.arange(n_front)
+    start = 8
+    while start > 0:
+        lo = max(start - per, 0)
+        key = np.zeros(n_front, dtype=np.int64)
+        for j in range(n_front):
+            v = 0
+            for x in range(lo, start):
+                v = (v << bits) | (sig[j, x] + 1)
+            key[j] = v
+        by_sig = by_sig[np.argsort(key[by_sig], kind="mergesort")]
+        start = lo
+    group_of = np.zeros(n_front, dtype=np.int64)
+    n_groups = 0
+    for x in range(n_front):
+        j = by_sig[x]
+        if x > 0:
+            p = by_sig[x - 1]
+            for y in range(8):
+                if sig[j, y] != sig[p, y]:
+                    n_groups += 1
+                    break
+        else:
+            n_groups = 1
+        group_of[j] = n_groups - 1
+    sigs = np.full((n_groups, 8), -1, dtype=np.int64)
+    sizes = np.zeros(n_groups, dtype=np.int64)
+    for j in range(n_front):
+        g = group_of[j]
+        sizes[g] += 1
+        sigs[g] = sig[j]
+    ptr = np.zeros(n_groups + 1, dtype=np.int64)
+    for g in range(n_groups):
+        k = 0
+        for y in range(8):
+            if sigs[g, y] >= 0:
+                k += 1
+        ptr[g + 1] = ptr[g] + k
+    idx = np.zeros(ptr[n_groups], dtype=np.int64)
+    for g in range(n_groups):
+        k = ptr[g]
+        for y in range(8):
+            if sigs[g, y] >= 0:
+                idx[k] = sigs[g, y]
+                k += 1
+    part_ptr, order = split_and_order(ptr, idx, n_cons)
+    n_parts = part_ptr.shape[0] - 1
+    part_of = np.zeros(n_groups, dtype=np.int64)
+    for i in range(n_parts):
+        for x in range(part_ptr[i], part_ptr[i + 1]):
+            part_of[order[x]] = i
+    # groups by part, then id (a counting sort over increasing ids)
+    fill = part_ptr[:-1].copy()
+    canon = np.zeros(n_groups, dtype=np.int64)
+    for g in range(n_groups):
+        canon[fill[part_of[g]]] = g
+        fill[part_of[g]] += 1
+    key_rows = np.full((n_groups, 9), -1, dtype=np.int64)
+    for x in range(n_groups):
+        g = canon[x]
+        for y in range(8):
+            if sigs[g, y] >= 0:
+                key_rows[x, y] = con_flat[sigs[g, y]]
+        key_rows[x, 8] = sizes[g]
+    # each constraint lies in exactly one part: by part, then id
+    con_part = np.zeros(n_cons, dtype=np.int64)
+    for g in range(n_groups):
+        for p in range(ptr[g], ptr[g + 1]):
+            con_part[idx[p]] = part_of[g]
+    cuts = np.zeros(n_parts + 1, dtype=np.int64)
+    for c in range(n_cons):
+        cuts[con_part[c] + 1] += 1
+    for i in range(n_parts):
+        cuts[i + 1] += cuts[i]
+    numbers = np.zeros(n_cons, dtype=np.int64)
+    fill = cuts[:-1].copy()
+    for c in range(n_cons):
+        numbers[fill[con_part[c]]] = c
+        fill[con_part[c]] += 1
+    return (
+        free,
+        con_flat,
+        front_flat,
+        group_of,
+        sigs,
+        sizes,
+        ptr,
+        idx,
+        part_ptr,
+        order,
+        key_rows,
+        numbers,
+        cuts,
+    )
 
 
 @njit(cache=True)

@@ -763,6 +763,43 @@ def _frontier(unknown: NDArray[np.bool_], revealed: NDArray[np.bool_]) -> _Front
         if hit is not None:
             _SHAPES.move_to_end(key)
             return hit
+    kernel = _kernel()
+    if kernel is not None:
+        shape = _frontier_compiled(kernel, unknown, revealed)
+    else:
+        shape = _frontier_numpy(unknown, revealed)
+    with _CACHE_LOCK:
+        _SHAPES[key] = shape
+        while _SHAPES and len(_SHAPES) > min(_SHAPES_KEPT, _SHAPES_CELLS // unknown.size):
+            _SHAPES.popitem(last=False)
+    return shape
+
+
+def _frontier_compiled(
+    kernel: Any, unknown: NDArray[np.bool_], revealed: NDArray[np.bool_]
+) -> _Frontier:
+    """:func:`_frontier_numpy`'s structure, built by one compiled call."""
+    (free_grid, con_flat, front_flat, group_of, sigs, sizes, ptr, idx, part_ptr, order,
+     key_rows, numbers, cuts) = kernel.frontier_structure(unknown, revealed)  # fmt: skip
+    parts = _make_parts(part_ptr, order, key_rows, numbers, cuts, ordered=True)
+    for array in (free_grid, con_flat, front_flat, group_of, sigs, sizes, ptr, idx):
+        array.flags.writeable = False
+    return _Frontier(
+        free_grid,
+        con_flat,
+        con_flat.tolist(),
+        front_flat,
+        group_of,
+        sizes.tolist(),
+        sigs,
+        parts,
+        int(np.count_nonzero(unknown)) - len(front_flat),
+        (sizes, ptr, idx) if len(front_flat) else None,
+    )
+
+
+def _frontier_numpy(unknown: NDArray[np.bool_], revealed: NDArray[np.bool_]) -> _Frontier:
+    """The structure of a position, with numpy (and Python for the parts)."""
     rows, cols = unknown.shape
     free_grid = adjacent_counts(unknown)
     # Constraints: revealed numbers with at least one unknown neighbour.
@@ -802,17 +839,12 @@ def _frontier(unknown: NDArray[np.bool_], revealed: NDArray[np.bool_]) -> _Front
         ptr = np.zeros(len(sigs) + 1, dtype=np.int64)
         np.cumsum(valid.sum(axis=1), out=ptr[1:])
         csr = (counts.astype(np.int64), ptr, sigs[valid].astype(np.int64))
-        kernel = _kernel()
-        if kernel is None:
-            group_cons = _unpad(sigs)
-            pieces = _split(list(range(len(sizes))), group_cons)
-            part_ptr = np.zeros(len(pieces) + 1, dtype=np.int64)
-            np.cumsum([len(piece) for piece in pieces], out=part_ptr[1:])
-            order = np.array([g for piece in pieces for g in piece], dtype=np.int64)
-            parts = _parts(part_ptr, order, sigs, csr, con_flat, ordered=False)
-        else:  # the same components, each already in elimination order
-            part_ptr, order = kernel.split_and_order(ptr, csr[2], len(con_flat))
-            parts = _parts(part_ptr, order, sigs, csr, con_flat, ordered=True)
+        group_cons = _unpad(sigs)
+        pieces = _split(list(range(len(sizes))), group_cons)
+        part_ptr = np.zeros(len(pieces) + 1, dtype=np.int64)
+        np.cumsum([len(piece) for piece in pieces], out=part_ptr[1:])
+        order = np.array([g for piece in pieces for g in piece], dtype=np.int64)
+        parts = _parts(part_ptr, order, sigs, csr, con_flat)
     else:
         sigs = np.zeros((0, 8), dtype=np.intp)
     for array in (free_grid, con_flat, front_flat, group_of, sigs, *(csr or ())):
@@ -820,10 +852,6 @@ def _frontier(unknown: NDArray[np.bool_], revealed: NDArray[np.bool_]) -> _Front
     shape = _Frontier(free_grid, con_flat, where, front_flat, group_of, sizes, sigs, parts, u, csr)
     if group_cons is not None:  # already built: fill in the lazy attribute
         vars(shape)["group_cons"] = group_cons
-    with _CACHE_LOCK:
-        _SHAPES[key] = shape
-        while _SHAPES and len(_SHAPES) > min(_SHAPES_KEPT, _SHAPES_CELLS // unknown.size):
-            _SHAPES.popitem(last=False)
     return shape
 
 
@@ -859,15 +887,12 @@ def _parts(
     sigs: NDArray[np.intp],
     csr: tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]],
     con_flat: NDArray[np.intp],
-    *,
-    ordered: bool,
 ) -> list[_Part]:
     """The components' parts, their keys built array-wise.
 
     ``order`` lists the groups part after part, between the bounds
-    ``part_ptr``; if ``ordered``, each part is in elimination order (as the
-    compiled split leaves them), otherwise the order is found on the first
-    count.  ``csr`` holds the group sizes and each group's constraints.
+    ``part_ptr``; each part's elimination order is found on its first count.
+    ``csr`` holds the group sizes and each group's constraints.
 
     A part's shape key is the bytes of its groups' rows, in group-id order:
     each row holds the board positions of the group's numbers (sorted,
@@ -888,16 +913,40 @@ def _parts(
     rows = np.empty((n_groups, sigs.shape[1] + 1), dtype=np.int64)
     rows[:, :-1] = np.where(sigs >= 0, con_flat[np.maximum(sigs, 0)], -1)
     rows[:, -1] = sizes
-    rows = rows[canon]
     # each part's numbers: the distinct (part, constraint) pairs, sorted
     pairs = np.unique(np.repeat(part_of, np.diff(ptr)) * n_cons + idx)
-    numbers = (pairs % n_cons).tolist()
-    cuts = np.searchsorted(pairs, np.arange(len(bounds)) * n_cons).tolist()
-    listed, canonical = order.tolist(), canon.tolist()
+    cuts = np.searchsorted(pairs, np.arange(len(bounds)) * n_cons)
+    return _make_parts(part_ptr, order, rows[canon], pairs % n_cons, cuts, ordered=False)
+
+
+def _make_parts(
+    part_ptr: NDArray[np.int64],
+    order: NDArray[np.int64],
+    key_rows: NDArray[np.int64],
+    numbers: NDArray[np.int64],
+    cuts: NDArray[np.int64],
+    *,
+    ordered: bool,
+) -> list[_Part]:
+    """The parts' objects from their arrays (see :func:`_parts`).
+
+    ``key_rows`` are the groups' key rows by part, then group id; part ``j``'s
+    numbers are ``numbers[cuts[j]:cuts[j + 1]]``.  If ``ordered``, each part
+    of ``order`` is already in elimination order (as the compiled split
+    leaves them).
+    """
+    bounds = part_ptr.tolist()
+    listed = order.tolist()
+    numbers_list, cut_list = numbers.tolist(), cuts.tolist()
     parts = []
     for j, (a, b) in enumerate(itertools.pairwise(bounds)):
         groups = listed[a:b]
-        part = _Part(groups, numbers[cuts[j] : cuts[j + 1]], canonical[a:b], rows[a:b].tobytes())
+        part = _Part(
+            groups,
+            numbers_list[cut_list[j] : cut_list[j + 1]],
+            sorted(groups),
+            key_rows[a:b].tobytes(),
+        )
         if ordered:
             part.order = groups
         parts.append(part)
