@@ -864,7 +864,11 @@ def _placement_plan(
     """
     cons: list[tuple[int, list[int]]] = []
     known_nb = adjacent_counts(known)
-    for r, c in np.argwhere(cells >= 0).tolist():
+    placed = np.zeros(cells.shape, dtype=bool)
+    if unknown:
+        placed[tuple(np.array(unknown).T)] = True
+    # (the numbers next to a cell to place, row-major; the others have no members)
+    for r, c in np.argwhere((cells >= 0) & (adjacent_counts(placed) > 0)).tolist():
         members = [index[(r + dr, c + dc)] for dr, dc in _NEIGHBOURS if (r + dr, c + dc) in index]
         if members:
             cons.append((int(cells[r, c] - known_nb[r, c]), members))
