@@ -783,16 +783,7 @@ def frontier_structure(
     for g in range(n_groups):
         for p in range(ptr[g], ptr[g + 1]):
             con_part[idx[p]] = part_of[g]
-    cuts = np.zeros(n_parts + 1, dtype=np.int64)
-    for c in range(n_cons):
-        cuts[con_part[c] + 1] += 1
-    for i in range(n_parts):
-        cuts[i + 1] += cuts[i]
-    numbers = np.zeros(n_cons, dtype=np.int64)
-    fill = cuts[:-1].copy()
-    for c in range(n_cons):
-        numbers[fill[con_part[c]]] = c
-        fill[con_part[c]] += 1
+    numbers, cuts = _split_by(np.arange(n_cons), con_part, n_parts)
     return (
         free,
         con_flat,
