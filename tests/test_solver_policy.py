@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import itertools
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -335,6 +336,28 @@ def test_copies_and_pickles_start_without_memory() -> None:
     for clone in (copy.deepcopy(policy), pickle.loads(pickle.dumps(policy))):
         assert not clone._analyses and not len(clone._known.mines)
         assert clone.candidates == 5 and clone.first_click == "opening"
+
+
+def test_a_policy_pickled_before_the_density_trigger_plays_as_it_did() -> None:
+    # Policies pickled before commit cf96a28 have no endgame_dense and no
+    # endgame_max_layouts: they must unpickle, and search only up to their
+    # own endgame_layouts (as then), not by the new density rule.
+    import pickle
+
+    old = SolverPolicy("safe", endgame_layouts=300)
+    state = old.__getstate__()
+    del state["endgame_dense"], state["endgame_max_layouts"]
+    clone = pickle.loads(pickle.dumps(old))
+    clone.__setstate__(state)
+    assert (clone.endgame_dense, clone.endgame_max_layouts) == (0.0, 300)
+    for layouts, mines_left in ((300, 90), (301, 90), (800, 90), (1500, 95)):
+        a = SimpleNamespace(layouts=layouts, mines_left=mines_left)
+        cells = np.full((10, 10), H, dtype=np.int8)
+        assert clone._searchable(cells, a) == (layouts <= 300)
+    # while a new policy searches the dense ones
+    new = SolverPolicy("safe", endgame_layouts=300)
+    a = SimpleNamespace(layouts=1500, mines_left=95)
+    assert new._searchable(np.full((10, 10), H, dtype=np.int8), a)
 
 
 def test_memory_stays_small_on_huge_boards() -> None:

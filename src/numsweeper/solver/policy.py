@@ -309,6 +309,10 @@ class SolverPolicy:
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
+        # A policy pickled before the density trigger (commit cf96a28) keeps
+        # playing as it did: no dense searches past its endgame_layouts.
+        state.setdefault("endgame_dense", 0.0)
+        state.setdefault("endgame_max_layouts", state.get("endgame_layouts", 0))
         self.__dict__.update(state)
         self._forget()
 
