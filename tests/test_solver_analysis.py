@@ -248,6 +248,83 @@ def test_certain_cells_are_right_on_ten_thousand_mid_game_positions() -> None:
     assert safe_seen > 10_000
 
 
+def exact_probabilities(cells: NDArray[np.int8], mines: int) -> NDArray[np.float64]:
+    """Each hidden cell's mine probability as the float nearest the exact ratio.
+
+    A reference for the combination step: the components' counts come from
+    the engine, but every group's probability is summed here one term at a
+    time in Python integers, with plain binomials, and rounded once.
+    """
+    from numsweeper.solver import analysis
+
+    unknown, revealed = cells < 0, cells >= 0
+    shape = analysis._frontier(unknown, revealed)
+    need = cells.astype(np.int64).ravel()[shape.con_flat].tolist()
+    components, _ = analysis._solve_frontier(shape, need, cells.shape[1], analysis.MAX_STATES)
+    polys = [comp.polynomial for comp in components]
+    u = shape.unconstrained
+
+    def product(ps: list[dict[int, int]]) -> dict[int, int]:
+        out = {0: 1}
+        for p in ps:
+            out = analysis._convolve(out, p)
+        return out
+
+    def off(k: int) -> int:  # layouts of the unconstrained cells
+        return math.comb(u, mines - k) if 0 <= mines - k <= u else 0
+
+    frontier = product(polys)
+    grand = sum(n * off(k) for k, n in frontier.items())
+    probs = np.full(cells.size, np.nan)
+    for j, comp in enumerate(components):
+        others = product(polys[:j] + polys[j + 1 :])
+        for row, g in zip(comp.marginals.tolist(), comp.groups, strict=True):
+            num = sum(
+                int(mined) * n * off(comp.low + a + b)
+                for a, mined in enumerate(row)
+                for b, n in others.items()
+            )
+            probs[shape.front_flat[shape.group_of == g]] = float(
+                Fraction(num, grand * shape.sizes[g])
+            )
+    rest = unknown.ravel().copy()
+    rest[shape.front_flat] = False
+    if u:
+        num = sum(n * off(k) * (mines - k) for k, n in frontier.items())
+        probs[rest] = float(Fraction(num, grand * u))
+    return probs.reshape(cells.shape)
+
+
+def test_probabilities_are_the_floats_nearest_the_exact_ratios(engine: str) -> None:
+    # Expert mid-game positions and dense strips, where the ratios are far
+    # from exact binary fractions: every probability must be the correctly
+    # rounded exact value, bit for bit (no float sums or products).
+    from numsweeper.solver import analysis
+
+    analysis._CACHE.clear()  # count with this engine, not from the other's cache
+    analysis._SHAPES.clear()
+    rng = np.random.default_rng(31)
+    inexact = 0
+    for i in range(300):
+        if i % 3:
+            rows, cols, mines = 16, 30, 99
+        else:
+            rows, cols = 3, int(rng.integers(20, 60))
+            mines = int(rng.integers(cols // 3, cols))
+        board = ns.Board.create(rows, cols, mines, ns.RandomPlacement(rng))
+        safe_cells = np.argwhere(~board.mines)
+        for r, c in safe_cells[rng.permutation(len(safe_cells))[: int(rng.integers(1, 12))]]:
+            board.reveal(int(r), int(c))
+        if board.hidden_safe == 0:
+            continue
+        cells = np.where(board.revealed, board.counts, H).astype(np.int8)
+        got = analyze(cells, mines).probabilities
+        want = exact_probabilities(cells, mines)
+        np.testing.assert_array_equal(got, want)
+        inexact += int(np.count_nonzero((want * 2**20) % 1 > 0))
+    assert inexact > 3000
+
+
 def test_component_cache_hits_match_fresh_counts() -> None:
     from numsweeper.solver import analysis
 

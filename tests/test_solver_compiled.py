@@ -139,6 +139,11 @@ def test_compiled_frontier_matches_the_numpy_one() -> None:
     rng = np.random.default_rng(23)
     kernel = analysis._kernel()
     parts = 0
+
+    def described(shape: analysis._Frontier) -> list[tuple[object, ...]]:
+        # (the compiled parts come in elimination order, the numpy ones not yet)
+        return sorted((p.cons, p.canon, p.shape_key, sorted(p.groups)) for p in shape.parts)
+
     for i in range(1500):
         rows, cols = int(rng.integers(1, 20)), int(rng.integers(1, 32))
         if i % 3:
@@ -161,14 +166,18 @@ def test_compiled_frontier_matches_the_numpy_one() -> None:
         for a, b in zip(want.csr or (), got.csr or (), strict=True):
             np.testing.assert_array_equal(a, b)
 
-        # the compiled parts come in elimination order, the numpy ones not yet
-        def described(shape: analysis._Frontier) -> list[tuple[object, ...]]:
-            return sorted((p.cons, p.canon, p.shape_key, sorted(p.groups)) for p in shape.parts)
-
         assert described(want) == described(got)
         assert all(p.order is not None and sorted(p.order) == p.canon for p in got.parts)
         parts += len(got.parts)
     assert parts > 3000
+    # a board of 45,000 numbers: the signature sort packs 3 ids per key
+    revealed = np.random.default_rng(1).random((300, 300)) < 0.5
+    want = analysis._frontier_numpy(~revealed, revealed)
+    got = analysis._frontier_compiled(kernel, ~revealed, revealed)
+    assert len(got.con_flat) > 40_000
+    for name in ("con_flat", "front_flat", "group_of", "sigs"):
+        np.testing.assert_array_equal(getattr(want, name), getattr(got, name))
+    assert described(want) == described(got)
 
 
 def test_same_results_on_1500_positions() -> None:

@@ -635,7 +635,7 @@ def count_inputs(
 def frontier_structure(
     unknown: np.ndarray, revealed: np.ndarray
 ) -> tuple[np.ndarray, ...]:  # pragma: no cover - compiled
-    """A position's structure, as ``analysis._frontier`` builds it with numpy.
+    """A position's structure, as ``analysis._frontier_numpy`` builds it.
 
     ``unknown`` and ``revealed`` are ``(rows, cols)`` masks.  Returns
     ``(free, con_flat, front_flat, group_of, sigs, sizes, ptr, idx,
@@ -957,10 +957,12 @@ def _key(group: np.ndarray) -> tuple[np.uint64, np.uint64]:  # pragma: no cover
 def _split_by(
     group: np.ndarray, labels: np.ndarray, n_labels: int
 ) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover - compiled
-    """The group's layouts sorted by label, and where each label starts.
+    """``group``'s entries sorted by label (stably), and where each label starts.
 
     A counting sort; ``starts`` has ``n_labels + 1`` entries (one array,
-    whose second half tracks where each label fills meanwhile).
+    whose second half tracks where each label fills meanwhile).  The search
+    sorts a state's layouts with it, :func:`frontier_structure` the
+    constraints by part.
     """
     starts = np.zeros(2 * n_labels + 1, dtype=np.int64)
     for x in range(group.shape[0]):

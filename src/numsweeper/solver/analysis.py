@@ -472,7 +472,7 @@ def _count_compiled(
     nz = np.flatnonzero(poly)
     polynomial = dict(zip(nz.tolist(), poly[nz].tolist(), strict=True))
     low, high = int(nz[0]), int(nz[-1])
-    return polynomial, low, marg[:, low : high + 1].copy()
+    return polynomial, low, marg[:, low : high + 1]  # (the cache keeps a copy)
 
 
 def _convolve(a: Poly, b: Poly) -> Poly:
@@ -632,7 +632,7 @@ def analyze(
         sizes = shape.sizes
         n_groups = len(sizes)
         components, exact = _solve_frontier(shape, need, cols, max_states)
-        group_probs = np.zeros(n_groups)
+        group_probs = np.full(n_groups, np.nan)  # (every group is in one component)
         polys = [comp.polynomial for comp in components]
         group_safe = np.zeros(n_groups, dtype=bool)
         group_mine = np.zeros(n_groups, dtype=bool)
@@ -665,15 +665,16 @@ def analyze(
         suffix.reverse()
         for j, comp in enumerate(components):
             others = _convolve(prefix[j], suffix[j + 1])
-            # r[a] = sum_b others[b] * w[a + b]: weight of component total a
+            # total_weight[a - low] = sum_b others[b] * w[a + b]: the weight
+            # of the component's mine total a (every total of the band)
             low = comp.low
-            r = np.empty(comp.marginals.shape[1], dtype=object)
-            r[:] = [
+            total_weight = np.empty(comp.marginals.shape[1], dtype=object)
+            total_weight[:] = [
                 sum(p * weights.get(a + b, 0) for b, p in others.items())
-                for a in range(low, low + len(r))
+                for a in range(low, low + len(total_weight))
             ]
             # exact integers (object arrays), one correctly rounded division
-            num = comp.marginals.dot(r)
+            num = comp.marginals.dot(total_weight)
             whole = grand * group_sizes[comp.groups]
             group_probs[comp.groups] = (num / whole).astype(np.float64)
             group_safe[comp.groups] = num == 0
@@ -710,7 +711,8 @@ class _Part:
     cons: list[int]  # its constraints, in increasing order (so by board position)
     canon: list[int]
     shape_key: Any  # hashable: bytes from _parts, or a tuple from _part (relaxed parts)
-    order: list[int] | None = None  # elimination order, found on the first count
+    order: list[int] | None = None  # elimination order (compiled: built with the part;
+    # numpy: found on the first count)
     inputs: _Inputs | None = None  # the compiled count's view of it, likewise
 
 
@@ -722,7 +724,8 @@ class _Frontier:
     groups and the components; only the needs change between the numbers a
     look-ahead probe tries on one cell.  Never mutated once built (its
     arrays are read-only), except that some attributes are filled in on
-    first use: each part's elimination order and kernel inputs, and
+    first use: each part's kernel inputs, its elimination order (built with
+    the part by the compiled structure, on the first count otherwise), and
     ``group_cons``.  Each depends on the structure alone, so a race between
     threads computes the same value twice.
     """
@@ -779,8 +782,16 @@ def _frontier_compiled(
     kernel: Any, unknown: NDArray[np.bool_], revealed: NDArray[np.bool_]
 ) -> _Frontier:
     """:func:`_frontier_numpy`'s structure, built by one compiled call."""
-    (free_grid, con_flat, front_flat, group_of, sigs, sizes, ptr, idx, part_ptr, order,
-     key_rows, numbers, cuts) = kernel.frontier_structure(unknown, revealed)  # fmt: skip
+    # (C-ordered: numba compiles once per memory layout)
+    built = kernel.frontier_structure(np.ascontiguousarray(unknown), np.ascontiguousarray(revealed))
+    if len(built) != 13:
+        raise AssertionError(f"frontier_structure returned {len(built)} arrays, not 13")
+    free_grid, con_flat, front_flat, group_of, sigs, sizes, ptr, idx = built[:8]
+    part_ptr, order, key_rows, numbers, cuts = built[8:]
+    # the numpy path's index dtype (the kernel's int64 is intp on 64-bit)
+    con_flat, front_flat, group_of, sigs = (
+        a.astype(np.intp, copy=False) for a in (con_flat, front_flat, group_of, sigs)
+    )
     parts = _make_parts(part_ptr, order, key_rows, numbers, cuts, ordered=True)
     for array in (free_grid, con_flat, front_flat, group_of, sigs, sizes, ptr, idx):
         array.flags.writeable = False
