@@ -345,10 +345,8 @@ def test_a_policy_pickled_before_the_density_trigger_plays_as_it_did() -> None:
     import pickle
 
     old = SolverPolicy("safe", endgame_layouts=300)
-    state = old.__getstate__()
-    del state["endgame_dense"], state["endgame_max_layouts"]
-    clone = pickle.loads(pickle.dumps(old))
-    clone.__setstate__(state)
+    del old.endgame_dense, old.endgame_max_layouts  # as such a policy was
+    clone = pickle.loads(pickle.dumps(old))  # the bytes an old pickle holds
     assert (clone.endgame_dense, clone.endgame_max_layouts) == (0.0, 300)
     for layouts, mines_left in ((300, 90), (301, 90), (800, 90), (1500, 95)):
         a = SimpleNamespace(layouts=layouts, mines_left=mines_left)
