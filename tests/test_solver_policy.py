@@ -345,9 +345,10 @@ def test_a_policy_pickled_before_the_density_trigger_plays_as_it_did() -> None:
     import pickle
 
     old = SolverPolicy("safe", endgame_layouts=300)
-    del old.endgame_dense, old.endgame_max_layouts  # as such a policy was
+    del old.endgame_dense, old.endgame_max_layouts, old.guess  # as such a policy was
     clone = pickle.loads(pickle.dumps(old))  # the bytes an old pickle holds
     assert (clone.endgame_dense, clone.endgame_max_layouts) == (0.0, 300)
+    assert clone.guess == "lookahead"  # and it guessed the old way
     for layouts, mines_left in ((300, 90), (301, 90), (800, 90), (1500, 95)):
         a = SimpleNamespace(layouts=layouts, mines_left=mines_left)
         cells = np.full((10, 10), H, dtype=np.int8)

@@ -23,12 +23,19 @@ Moves, cheapest first:
    pseudo-50/50 rule).  Either cell of such a pair is an optimal click (the
    tests check this against an exact expectimax); lost games are lost
    earlier, with fewer cells revealed.
-6. **Guess**: among cells within ``tolerance`` of the lowest mine
-   probability, maximise the *secondary safety*: the probability that the
-   click is safe times the safety of the best next move (1 when the shown
-   number yields a certainly safe cell).  This rewards clicks that make
-   progress or open an area.  Ties go to the likelier opening, then to cells
-   with fewer hidden neighbours (corners, then edges).
+6. **Guess** (David Hill's way, ``guess='hill'``): score each cell whose
+   safety is within 90% of the safest one's by its safety times the
+   expected *outlook* after the click, ``(4 s1 + s2) / 5`` where ``s1``,
+   ``s2`` are the two best safeties among the cells that could still tell
+   something (cells whose number is already known count for nothing),
+   times an *influence* factor that rewards clicks able to settle a
+   would-be 50/50 next to them; a tiny bonus for clicks that lead to a
+   certainly safe cell breaks ties, then fewer hidden neighbours, then
+   row-major order.  See :mod:`numsweeper.solver._guess`.  The older
+   ``guess='lookahead'`` (among cells within ``tolerance`` of the lowest
+   mine probability, maximise the secondary safety: the click's safety
+   times the safety of the best next move) plays about 1.5 times faster
+   and wins a little less often.
 
 The policy reads only visible states.  Between calls it remembers two things,
 both deductions from visible states and never hidden mines: recent analyses
@@ -62,12 +69,14 @@ from .._kernels import adjacent_counts
 from .._validate import check_first_click
 from ..errors import InvalidBoardError
 from ..game import Game, GameState, Snapshot
+from ._guess import hill_guess
 from .analysis import MAX_STATES, Analysis, _coerce, _kernel, analyze
 
 __all__ = ["Hint", "SolverPolicy", "hint"]
 
 _NEIGHBOURS = [(dr, dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1) if dr or dc]
 _INT62 = 2**62  # caps the limits passed to the compiled kernels (int64)
+_GUESSES = ("hill", "lookahead")
 
 
 @dataclass(frozen=True)
@@ -178,9 +187,11 @@ class SolverPolicy:
     first_click : {None, 'safe', 'opening'}
         The game's first-click rule; it decides the opening move.
     tolerance : float, default 0.05
-        Guess candidates lie within this much of the lowest mine probability.
+        ``'lookahead'`` guesses: candidates lie within this much of the
+        lowest mine probability.
     candidates : int, default 8
-        At most this many guess candidates get the look-ahead.
+        ``'lookahead'`` guesses: at most this many candidates get the
+        look-ahead.
     endgame_layouts : int, default 400
         Exhaustive endgame search when at most this many layouts remain ...
     endgame_dense : float, default 250.0
@@ -208,6 +219,12 @@ class SolverPolicy:
         Guess a forced pair (a 50/50 or pseudo-50/50) as soon as one shows
         up, before any other guess (the endgame search, when it applies,
         decides first and finds such moves itself).
+    guess : {'hill', 'lookahead'}, default 'hill'
+        How to choose among uncertain cells (see the module notes):
+        ``'hill'`` wins more (on expert about 0.3 points more), the older
+        ``'lookahead'`` plays about 1.5 times faster.  Boards of more than
+        20,000 untouched hidden cells always use ``'lookahead'``'s quick
+        path.
 
     Attributes
     ----------
@@ -258,8 +275,11 @@ class SolverPolicy:
         endgame_nodes: int = 100_000,
         max_states: int = MAX_STATES,
         fifty_fifty: bool = True,
+        guess: str = "hill",
     ) -> None:
         check_first_click(first_click)
+        if guess not in _GUESSES:
+            raise ValueError(f"guess must be one of {_GUESSES}, got {guess!r}")
         for name, value, low in (
             ("tolerance", tolerance, 0),
             ("candidates", candidates, 1),
@@ -282,6 +302,7 @@ class SolverPolicy:
         self.endgame_nodes = int(endgame_nodes)
         self.max_states = int(max_states)
         self.fifty_fifty = bool(fifty_fifty)
+        self.guess = guess
         self.timings = {"local": 0.0, "exact": 0.0, "guess": 0.0, "endgame": 0.0, "forced": 0.0}
         self.counts = {
             "first": 0,
@@ -313,6 +334,8 @@ class SolverPolicy:
         # playing as it did: no dense searches past its endgame_layouts.
         state.setdefault("endgame_dense", 0.0)
         state.setdefault("endgame_max_layouts", state.get("endgame_layouts", 0))
+        # ... and one pickled before Hill's guess became the default guesses as it did
+        state.setdefault("guess", "lookahead")
         self.__dict__.update(state)
         self._forget()
 
@@ -451,6 +474,17 @@ class SolverPolicy:
     def _guess(
         self, cells: NDArray[np.int8], mines: int, a: Analysis, clickable: NDArray[np.bool_]
     ) -> Hint:
+        if self.guess == "hill" and a.unconstrained <= _HILL_UNCONSTRAINED:
+            rc = hill_guess(cells, mines, a, clickable, self._analyze, self.max_states)
+            if rc is not None:
+                r, c = rc
+                return Hint(r, c, float(a.probabilities[r, c]), False)
+        return self._lookahead(cells, mines, a, clickable)
+
+    def _lookahead(
+        self, cells: NDArray[np.int8], mines: int, a: Analysis, clickable: NDArray[np.bool_]
+    ) -> Hint:
+        """The ``'lookahead'`` guess: secondary safety among near-safest cells."""
         p = np.where(clickable, a.probabilities, np.inf)
         best = float(p.min())
         hidden_nb = adjacent_counts(cells < 0)
@@ -464,7 +498,7 @@ class SolverPolicy:
         on_front = front[rc[:, 0], rc[:, 1]]
         off_rc = rc[~on_front][:3]
         rc = np.concatenate([rc[on_front][: self.candidates - len(off_rc)], off_rc])
-        if len(rc) == 1 or a.unconstrained > 20_000:
+        if len(rc) == 1 or a.unconstrained > _HILL_UNCONSTRAINED:
             r, c = (int(v) for v in rc[0])
             return Hint(r, c, float(p[r, c]), False)
         total = a.layouts
@@ -514,6 +548,9 @@ class SolverPolicy:
         return Hint(r, c, float(p[r, c]), False)
 
 
+#: Past this many off-frontier cells (huge boards early on) a guess skips
+#: the look-ahead: the likeliest cells are all alike and any will do.
+_HILL_UNCONSTRAINED = 20_000
 #: Recent analyses the policy keeps (look-ahead probes included).
 _ANALYSES_KEPT = 256
 #: Cells the policy's memories may hold in all (a few bytes each): expert

@@ -1,0 +1,494 @@
+"""The policy's guess: David Hill's way of choosing a cell that may be a mine.
+
+Private to :mod:`numsweeper.solver.policy`.  When no cell is certainly safe
+and the endgame search does not apply, every candidate cell (within a window
+of the safest one) is scored by
+
+    P(safe) * E[outlook after the click] * influence
+
+* The **outlook** of a click that shows ``n`` is ``(4 s1 + s2) / 5``, where
+  ``s1 >= s2`` are the two best safeties among the hidden cells that could
+  still tell the player something (*living* cells) and of the off-frontier
+  cells: a click whose number is already known from the numbers around it
+  (a *dead* cell) gains nothing, so it does not count.
+* The **influence** rewards clicks that can settle a would-be 50/50: a
+  2 x 1 or 2 x 2 pattern of hidden cells around the click whose outer
+  neighbours are off the board, certain mines or few hidden cells.  It is
+  ``1 + 0.9 I / P(safe)``, where ``I`` is the share of layouts in which the
+  click is a mine of such a pattern and the pattern's other cells safe.
+
+This follows the guess of David Hill's JavaScript/Java solver
+(https://github.com/DavidNHill/Minesweeper, ``SolverMain`` and
+``EvaluateLocations``), re-derived over our exact engine.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .._constants import FLAG, HIDDEN
+from .._kernels import adjacent_counts
+from ..errors import InvalidBoardError
+from .analysis import Analysis, analyze
+
+#: Candidates: cells whose safety is at least this share of the best one's.
+WINDOW = 0.9
+#: Weight of the 50/50 influence.
+INFLUENCE = 0.9
+#: Weight of the chance that a click leaves a living certainly safe cell
+#: (progress): a tie-break between near-equal scores.
+PROGRESS = 0.001
+#: Off-frontier cells become candidates one by one only when there are few.
+_FEW_OFF = 30
+
+Cell = tuple[int, int]
+#: Frontier mine totals, their shares of all layouts, and the mines left.
+_Dist = tuple[NDArray[np.float64], NDArray[np.float64], int]
+Analyzer = Callable[[NDArray[np.int8], int], Analysis]
+
+
+def _same_set(undecided: NDArray[np.bool_], r: int, c: int, x: int, y: int) -> bool:
+    """Whether hidden ``(r, c)``'s undecided neighbours are exactly number ``(x, y)``'s."""
+    rows, cols = undecided.shape
+    mine = {
+        (i, j)
+        for i in range(max(r - 1, 0), min(r + 2, rows))
+        for j in range(max(c - 1, 0), min(c + 2, cols))
+        if (i, j) != (r, c) and undecided[i, j]
+    }
+    theirs = {
+        (i, j)
+        for i in range(max(x - 1, 0), min(x + 2, rows))
+        for j in range(max(y - 1, 0), min(y + 2, cols))
+        if undecided[i, j]
+    }
+    return mine == theirs
+
+
+def dead_cells(cells: NDArray[np.int8], probabilities: NDArray[np.float64]) -> NDArray[np.bool_]:
+    """Hidden cells whose number, if safe, the numbers shown already tell.
+
+    A hidden cell that is not a certain mine is *dead* when none of its
+    neighbours is undecided, or when its undecided neighbours are exactly
+    those of some revealed number: its own number is then that number's
+    need plus the certain mines around it.  (A sufficient test: Hill's.)
+
+    Parameters
+    ----------
+    cells : ndarray of int8, shape (rows, cols)
+        Visible state.
+    probabilities : ndarray of float64, shape (rows, cols)
+        Its exact mine probabilities (0 and 1 only for certain cells).
+
+    Returns
+    -------
+    ndarray of bool, shape (rows, cols)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import numsweeper as ns
+    >>> from numsweeper.solver._guess import dead_cells
+    >>> H = ns.HIDDEN
+    >>> visible = np.array([[1, H, H], [1, H, H]], dtype=np.int8)
+    >>> a = ns.solver.analyze(visible, 1)
+    >>> dead_cells(visible, a.probabilities).astype(int)
+    array([[0, 0, 1],
+           [0, 0, 1]])
+    """
+    hidden = cells < 0
+    undecided = hidden & (probabilities > 0) & (probabilities < 1)
+    dead = np.zeros(cells.shape, dtype=bool)
+    for r, c in np.argwhere(hidden & ~(probabilities >= 1)).tolist():
+        dead[r, c] = _is_dead(cells, undecided, r, c)
+    return dead
+
+
+def _is_dead(cells: NDArray[np.int8], undecided: NDArray[np.bool_], r: int, c: int) -> bool:
+    """:func:`dead_cells` for one cell, by plain sets (the reference)."""
+    rows, cols = cells.shape
+    near = [
+        (i, j)
+        for i in range(max(r - 1, 0), min(r + 2, rows))
+        for j in range(max(c - 1, 0), min(c + 2, cols))
+        if (i, j) != (r, c)
+    ]
+    if not any(undecided[i, j] for i, j in near):
+        return True
+    return any(
+        _same_set(undecided, r, c, x, y)
+        for x in range(max(r - 2, 0), min(r + 3, rows))
+        for y in range(max(c - 2, 0), min(c + 3, cols))
+        if cells[x, y] >= 0
+    )
+
+
+def outlook(
+    probe: NDArray[np.int8], q: NDArray[np.float64], off_at: int
+) -> tuple[float, float, bool]:
+    """The two best living safeties after a click, and whether a living cell is safe.
+
+    Parameters
+    ----------
+    probe : ndarray of int8, shape (rows, cols)
+        Visible state after the click.
+    q : ndarray of float64, shape (rows, cols)
+        Its mine probabilities.
+    off_at : int
+        Flat index of a hidden cell next to no number (all such cells share
+        one probability), or -1 if there is none.
+
+    Returns
+    -------
+    s1, s2 : float
+        The two best safeties among the living cells and two copies of the
+        off-frontier safety (0 where there are fewer cells).
+    live_safe : bool
+        Whether some living cell is certainly safe.
+
+    Notes
+    -----
+    Only as many cells as needed are tested for death, safest first, by
+    :func:`dead_cells`' rule on a bordered byte copy of the board.
+    """
+    rows, cols = probe.shape
+    hidden = probe < 0
+    # one byte per cell, with a border: 1 undecided, 2 revealed
+    width = cols + 2
+    pad = np.zeros((rows + 2, width), dtype=np.uint8)
+    pad[1:-1, 1:-1] = (hidden & (q > 0) & (q < 1)) | (~hidden << np.uint8(1))
+    kind = pad.tobytes()
+    around = (-width - 1, -width, -width + 1, -1, 1, width - 1, width, width + 1)
+    flat = np.flatnonzero(probe == HIDDEN)
+    qf = q.ravel()[flat]
+    found: list[float] = []
+    live_safe = False
+    for j in np.argsort(qf, kind="stable").tolist():
+        qi = float(qf[j])
+        if qi < 1.0:
+            r, c = divmod(int(flat[j]), cols)
+            i = (r + 1) * width + c + 1
+            own = {i + o for o in around if kind[i + o] & 1}
+            if not own:
+                continue  # no undecided neighbour
+            # a number with the same undecided neighbours touches all of them
+            u = min(own)
+            if any(
+                kind[v] & 2 and own == {v + o for o in (0, *around) if kind[v + o] & 1}
+                for v in (u + o for o in around)
+            ):
+                continue
+        if not found and qi == 0.0:
+            live_safe = True
+        found.append(1.0 - qi)
+        if len(found) == 2:
+            break
+    floor = 1.0 - float(q.flat[off_at]) if off_at >= 0 else 0.0
+    best = sorted([*found, 0.0, 0.0, floor, floor], reverse=True)
+    return best[0], best[1], live_safe
+
+
+class _Influence:
+    """Hill's 50/50 influence of each click in one position.
+
+    Counts are shares of the position's layouts, as floats.  A set of cells
+    is split into its frontier part, conditioned on by one analysis with
+    those cells flagged (cached), and its off-frontier part, counted in
+    closed form over the frontier's mine totals.
+    """
+
+    def __init__(self, cells: NDArray[np.int8], mines: int, a: Analysis, max_states: int) -> None:
+        self.cells, self.mines, self.a = cells, mines, a
+        self.rows, self.cols = cells.shape
+        self.hidden = cells < 0
+        self.revealed = ~self.hidden
+        self.front = self.hidden & (adjacent_counts(self.revealed) > 0)
+        self.certain = np.zeros(cells.shape, dtype=bool)
+        self.certain[tuple(a.mines.T)] = True
+        self.safe = np.zeros(cells.shape, dtype=bool)
+        self.safe[tuple(a.safe.T)] = True
+        self.max_states = max_states
+        self.base = np.where(cells == FLAG, HIDDEN, cells).astype(np.int8)
+        self.counts: dict[tuple[frozenset[Cell], int], float] = {}
+        self.dists: dict[frozenset[Cell], _Dist | None] = {}
+
+    def _dist(self, xf: frozenset[Cell]) -> _Dist | None:
+        """Frontier mine totals, their shares of all layouts with ``xf`` all mines, mines left."""
+        if xf in self.dists:
+            return self.dists[xf]
+        b: Analysis | None = self.a
+        if not self._fits(xf):
+            b = None
+        elif xf:
+            flagged = self.base.copy()
+            for x in xf:
+                flagged[x] = FLAG
+            try:
+                b = analyze(flagged, self.mines, trust_flags=True, max_states=self.max_states)
+            except InvalidBoardError:
+                b = None
+        d = None
+        if b is not None:
+            u, m, total = self.a.unconstrained, b.mines_left, self.a.layouts
+            ks = [k for k in b.frontier_mines if 0 <= m - k <= u]
+            share = [b.frontier_mines[k] * math.comb(u, m - k) / total for k in ks]
+            d = np.array(ks, dtype=np.float64), np.array(share, dtype=np.float64), m
+        self.dists[xf] = d
+        return d
+
+    def _fits(self, xf: frozenset[Cell]) -> bool:
+        """Whether every number next to ``xf`` can take all of ``xf`` as mines."""
+        rows, cols = self.rows, self.cols
+        seen: set[Cell] = set()
+        for x, y in xf:
+            for i in range(max(x - 1, 0), min(x + 2, rows)):
+                for j in range(max(y - 1, 0), min(y + 2, cols)):
+                    if self.revealed[i, j] and (i, j) not in seen:
+                        seen.add((i, j))
+                        n = int(self.certain[max(i - 1, 0) : i + 2, max(j - 1, 0) : j + 2].sum())
+                        n += sum(
+                            1
+                            for p, q in xf
+                            if abs(p - i) <= 1 and abs(q - j) <= 1 and not self.certain[p, q]
+                        )
+                        if n > self.cells[i, j]:
+                            return False
+        return True
+
+    def count(self, xs: frozenset[Cell]) -> float:
+        """Share of the layouts in which every cell of ``xs`` is a mine."""
+        if any(self.safe[x] for x in xs):
+            return 0.0
+        xf = frozenset(x for x in xs if self.front[x])
+        # off-frontier cells are all alike: only how many of them counts
+        key = xf, len(xs) - len(xf)
+        v = self.counts.get(key)
+        if v is None:
+            v = 0.0
+            d = self._dist(xf)
+            if d is not None:
+                ks, share, m = d
+                u = self.a.unconstrained
+                for i in range(key[1]):  # the off-frontier cells, one by one
+                    share = share * np.maximum(m - ks - i, 0) / (u - i)
+                v = float(share.sum())
+            self.counts[key] = v
+        return v
+
+    def _pattern(
+        self, mine_set: list[Cell], safe_set: list[Cell], outer: list[Cell]
+    ) -> tuple[frozenset[Cell], list[Cell]] | None:
+        """The cells that must be mines (with the hidden ``outer`` ones), or None.
+
+        None when some number can tell the pattern's cells apart (a revealed
+        ``outer`` cell), more than three ``outer`` cells are hidden, or a
+        pattern cell is off the board, revealed or certain.
+        """
+        rows, cols = self.rows, self.cols
+        missing = []
+        for x, y in outer:
+            if not (0 <= x < rows and 0 <= y < cols) or self.certain[x, y]:
+                continue
+            if not self.hidden[x, y]:
+                return None
+            missing.append((x, y))
+        if len(missing) > 3:
+            return None
+        for x, y in mine_set + safe_set:
+            if not (0 <= x < rows and 0 <= y < cols):
+                return None
+            if not self.hidden[x, y] or self.certain[x, y] or self.safe[x, y]:
+                return None
+        return frozenset(missing) | frozenset(mine_set), safe_set
+
+    def _tally(self, xs: frozenset[Cell], safe_set: list[Cell]) -> float:
+        """Share of layouts with ``xs`` all mines and ``safe_set`` all safe."""
+        t = self.count(xs)
+        if t == 0.0:
+            return 0.0
+        for s in safe_set:
+            t -= self.count(xs | {s})
+        if len(safe_set) == 2:
+            t += self.count(xs | frozenset(safe_set))
+        return t
+
+    def patterns(self, r: int, c: int) -> list[list[tuple[frozenset[Cell], list[Cell]]]]:
+        """The would-be 50/50s that clicking ``(r, c)`` could settle.
+
+        Three lists: horizontal pairs, vertical pairs and 2 x 2 boxes that
+        hold the cell, with the cell a mine.
+        """
+        rc = (r, c)
+        rows, cols = self.rows, self.cols
+
+        def pair(x: int, y: int, dx: int, dy: int) -> tuple[frozenset[Cell], list[Cell]] | None:
+            # the cells (x, y) and (x + dx, y + dy); outer: the rows/columns beyond
+            other = (x + dx, y + dy) if (x, y) == rc else (x, y)
+            if dx:
+                outer = [(x - 1, y + k) for k in (-1, 0, 1)] + [(x + 2, y + k) for k in (-1, 0, 1)]
+            else:
+                outer = [(x + k, y - 1) for k in (-1, 0, 1)] + [(x + k, y + 2) for k in (-1, 0, 1)]
+            return self._pattern([rc], [other], outer)
+
+        def box(x: int, y: int) -> tuple[frozenset[Cell], list[Cell]] | None:
+            if not (0 <= x < rows - 1 and 0 <= y < cols - 1):
+                return None
+            d1, d2 = [(x, y), (x + 1, y + 1)], [(x, y + 1), (x + 1, y)]
+            mine_set, safe_set = (d1, d2) if rc in d1 else (d2, d1)
+            outer = [(x - 1, y - 1), (x - 1, y + 2), (x + 2, y - 1), (x + 2, y + 2)]
+            return self._pattern(mine_set, safe_set, outer)
+
+        found = (
+            [pair(r, c, 0, 1), pair(r, c - 1, 0, 1)],
+            [pair(r, c, 1, 0), pair(r - 1, c, 1, 0)],
+            [box(r, c), box(r - 1, c), box(r, c - 1), box(r - 1, c - 1)],
+        )
+        return [[x for x in group if x is not None] for group in found]
+
+    def factor(self, patterns: list[list[tuple[frozenset[Cell], list[Cell]]]], p: float) -> float:
+        """The influence factor of a click of mine probability ``p`` with these patterns."""
+        if p <= 0.0 or p >= 1.0:
+            return 1.0
+        infl = sum(max((self._tally(*x) for x in group), default=0.0) for group in patterns)
+        if infl <= 0.0:
+            return 1.0
+        return 1.0 + INFLUENCE * min(infl, p, 1.0 - p) / (1.0 - p)
+
+
+def candidates(cells: NDArray[np.int8], p: NDArray[np.float64]) -> NDArray[np.intp]:
+    """Cells worth scoring, ``(k, 2)``, ordered by mine probability then position.
+
+    ``p`` is the mine probability of each clickable cell and ``inf``
+    elsewhere.  Frontier cells within the window qualify; off-frontier cells
+    (all equally likely) qualify all when fewer than 30, otherwise those with
+    two or three hidden neighbours (corners) and those two steps from a
+    number.
+    """
+    revealed = cells >= 0
+    clickable = np.isfinite(p)
+    best = float(p.min())
+    limit = 1.0 - WINDOW * (1.0 - best) + 1e-9
+    front = clickable & (adjacent_counts(revealed) > 0)
+    chosen = front & (p <= limit)
+    off = clickable & ~front
+    if off.any() and float(p[off].min()) <= limit:
+        if int(np.count_nonzero(off)) < _FEW_OFF:
+            chosen |= off
+        else:
+            hidden_nb = adjacent_counts(~revealed)
+            ring = np.zeros_like(revealed)
+            ring[2:] |= revealed[:-2]
+            ring[:-2] |= revealed[2:]
+            ring[:, 2:] |= revealed[:, :-2]
+            ring[:, :-2] |= revealed[:, 2:]
+            chosen |= off & (((hidden_nb > 1) & (hidden_nb < 4)) | ring)
+    rc = np.argwhere(chosen)
+    return rc[np.lexsort((rc[:, 1], rc[:, 0], p[chosen]))]
+
+
+def hill_guess(
+    cells: NDArray[np.int8],
+    mines: int,
+    a: Analysis,
+    clickable: NDArray[np.bool_],
+    analyzer: Analyzer,
+    max_states: int,
+) -> Cell | None:
+    """The guess for one position, or None if no candidate qualifies.
+
+    ``analyzer(visible, mines)`` analyses each look-ahead (the policy's
+    cached :func:`analyze`).  Candidates are taken in order of mine
+    probability; one whose safety times influence cannot reach the best
+    score so far is skipped, and the look-ahead of one stops as soon as it
+    cannot beat it.
+    """
+    p = np.where(clickable, a.probabilities, np.inf)
+    rc = candidates(cells, p)
+    if not len(rc):
+        return None
+    hidden = cells < 0
+    hidden_nb = adjacent_counts(hidden)
+    off0 = clickable & (adjacent_counts(~hidden) == 0)
+    influence = _Influence(cells, mines, a, max_states)
+    # A clicked cell shows its certain mines plus some of its undecided
+    # neighbours: numbers outside that range need no analysis.
+    undecided = hidden & ~influence.certain & ~influence.safe
+    q0 = a.probabilities
+    low = adjacent_counts(influence.certain)
+    high = low + adjacent_counts(undecided)
+    total = a.layouts
+    best_key: tuple[float, int, int, int] | None = None
+    best: Cell | None = None
+    dead_key: tuple[float, int, int, int] | None = None
+    dead: Cell | None = None
+    for r, c in rc.tolist():
+        pr = float(p[r, c])
+        unseen = 1.0 - pr
+        top = best_key[0] if best_key is not None else -1.0
+        # The influence factor costs analyses: it is counted only when it
+        # decides something, between its bounds 1 and ``most``.
+        patterns = influence.patterns(r, c)
+        factor: float | None = 1.0
+        most = 1.0
+        if any(patterns) and 0.0 < pr < 1.0:
+            factor, most = None, 1.0 + INFLUENCE * min(pr, unseen) / unseen
+        if best_key is not None:
+            # skip the click if its safety times influence cannot reach the
+            # best score so far
+            if unseen * most + 1e-9 < top:
+                continue
+            if factor is None and unseen + 1e-9 < top:
+                factor = influence.factor(patterns, pr)
+            if factor is not None and unseen * factor + 1e-9 < top:
+                continue
+        rest = off0.copy()
+        rest[max(r - 1, 0) : r + 2, max(c - 1, 0) : c + 2] = False
+        off_at = int(np.argmax(rest)) if rest.any() else -1
+        probe = cells.copy()
+        # Look at the likeliest numbers first (nearest the expected one):
+        # they decide soonest whether the click can still win.
+        lo, hi = int(low[r, c]), int(high[r, c])
+        near = undecided[max(r - 1, 0) : r + 2, max(c - 1, 0) : c + 2]
+        expected = lo + float(q0[max(r - 1, 0) : r + 2, max(c - 1, 0) : c + 2][near].sum())
+        seen: dict[int, tuple[float, float, bool]] = {}
+        unseen_0 = unseen
+        reached = 0.0  # the score so far, in the order seen
+        for n in sorted(range(lo, hi + 1), key=lambda n: (abs(n - expected), n)):
+            # even if every outcome left were perfect, could it win?
+            reach = (reached + unseen) * (1 + PROGRESS * unseen_0) * (1 + 1e-12)
+            if reach * (most if factor is None else factor) < top:
+                break
+            if factor is None and reach < top:
+                factor = influence.factor(patterns, pr)
+                if reach * factor < top:
+                    break
+            probe[r, c] = n
+            try:
+                b = analyzer(probe, mines)
+            except InvalidBoardError:
+                continue
+            weight = b.layouts / total
+            unseen -= weight
+            s1, s2, live_safe = outlook(probe, b.probabilities, off_at)
+            seen[n] = weight, 4 * s1 + s2, live_safe
+            reached += weight * (4 * s1 + s2) / 5
+        else:
+            if factor is None:
+                factor = influence.factor(patterns, pr)
+            score = progress = 0.0
+            for n in sorted(seen):  # summed in order of number: the same floats every time
+                weight, blend, live_safe = seen[n]
+                score += weight * blend / 5
+                if live_safe:
+                    progress += weight
+            key = (score * factor * (1 + PROGRESS * progress), -int(hidden_nb[r, c]), -r, -c)
+            if len(seen) <= 1:  # the click's number is known: it tells nothing
+                if dead_key is None or key > dead_key:
+                    dead_key, dead = key, (r, c)
+            elif best_key is None or key > best_key:
+                best_key, best = key, (r, c)
+    return best if best is not None else dead

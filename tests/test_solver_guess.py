@@ -1,0 +1,241 @@
+"""The policy's guess (David Hill's): dead cells, outlook, influence counts, choice."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+from numpy.typing import NDArray
+
+import numsweeper as ns
+from numsweeper._kernels import adjacent_counts
+from numsweeper.solver import MAX_STATES, SolverPolicy, analyze
+from numsweeper.solver import _guess as guess
+from numsweeper.solver.analysis import Analysis
+
+H = int(ns.HIDDEN)
+Cell = tuple[int, int]
+
+
+def layouts_of(cells: NDArray[np.int8], mines: int) -> NDArray[np.bool_]:
+    """Every layout of ``mines`` mines that explains ``cells``, stacked."""
+    hidden = np.flatnonzero(cells < 0)
+    combos = np.array(list(itertools.combinations(range(len(hidden)), mines)), dtype=np.intp)
+    flat = np.zeros((len(combos), cells.size), dtype=bool)
+    flat[np.arange(len(combos))[:, None], hidden[combos.reshape(len(combos), -1)]] = True
+    every = flat.reshape(-1, *cells.shape)
+    shown = cells >= 0
+    fits = (adjacent_counts(every)[:, shown] == cells[shown]).all(axis=1)
+    return every[fits]
+
+
+def small_positions(seed: int, n: int, max_cells: int = 24) -> list[tuple[NDArray[np.int8], int]]:
+    """Random visible states of at most ``max_cells`` cells, with few enough layouts to list."""
+    rng = np.random.default_rng(seed)
+    out = []
+    while len(out) < n:
+        rows, cols = int(rng.integers(3, 6)), int(rng.integers(3, 7))
+        if rows * cols > max_cells:
+            continue
+        mines = int(rng.integers(2, rows * cols // 3 + 1))
+        board = ns.Board.create(rows, cols, mines, ns.RandomPlacement(rng))
+        shown = ~board.mines & (rng.random((rows, cols)) < rng.uniform(0.15, 0.6))
+        if not shown.any() or math.comb(int((~shown).sum()), mines) > 20_000:
+            continue
+        out.append((np.where(shown, board.counts, H).astype(np.int8), mines))
+    return out
+
+
+def listed(
+    seed: int, n: int
+) -> Iterator[tuple[NDArray[np.int8], int, NDArray[np.bool_], Analysis]]:
+    """small_positions() that some layout explains, with their layouts and analyses."""
+    for cells, mines in small_positions(seed, n):
+        lay = layouts_of(cells, mines)
+        if len(lay):
+            yield cells, mines, lay, analyze(cells, mines)
+
+
+def plain_outlook(probe: NDArray[np.int8], q: NDArray[np.float64]) -> tuple[float, float, bool]:
+    """outlook() from whole masks and plain sets."""
+    clickable = probe == H
+    live = clickable & ~guess.dead_cells(probe, q)
+    safeties = sorted((1.0 - q[live]).tolist(), reverse=True)
+    off = clickable & (adjacent_counts(probe >= 0) == 0)
+    floor = 1.0 - float(q[off][0]) if off.any() else 0.0
+    best = sorted([*safeties[:2], 0.0, 0.0, floor, floor], reverse=True)
+    return best[0], best[1], bool((q[live] == 0.0).any())
+
+
+def test_dead_cells_show_the_same_number_in_every_layout_where_they_are_safe() -> None:
+    # The test is sufficient, not necessary: every cell it calls dead has one
+    # possible number, checked against every layout; and it does find some.
+    found = 0
+    for cells, _, lay, a in listed(1, 400):
+        dead = guess.dead_cells(cells, a.probabilities)
+        numbers = np.stack([adjacent_counts(x) for x in lay])
+        for r, c in np.argwhere(dead).tolist():
+            safe_here = ~lay[:, r, c]
+            assert safe_here.any()  # dead cells are never certain mines
+            assert len(set(numbers[safe_here, r, c].tolist())) == 1
+            found += 1
+    assert found > 200
+
+
+def test_outlook_matches_whole_masks_and_plain_sets() -> None:
+    # Random mid-game expert positions (many numbers, many equal neighbour
+    # sets) and small dense ones; outlook() tests cells lazily by hashes.
+    rng = np.random.default_rng(2)
+    positions = [(c, m) for c, m in small_positions(3, 300, max_cells=30)]
+    while len(positions) < 500:
+        board = ns.Board.create(16, 30, 99, ns.RandomPlacement(rng))
+        safe = np.argwhere(~board.mines)
+        for r, c in safe[rng.permutation(len(safe))[: int(rng.integers(1, 40))]].tolist():
+            board.reveal(r, c)
+        if board.hidden_safe:
+            positions.append((np.where(board.revealed, board.counts, H).astype(np.int8), 99))
+    matched = 0
+    for cells, mines in positions:
+        try:
+            q = analyze(cells, mines).probabilities
+        except ns.InvalidBoardError:
+            continue
+        off = (cells == H) & (adjacent_counts(cells >= 0) == 0)
+        off_at = int(np.argmax(off)) if off.any() else -1
+        assert guess.outlook(cells, q, off_at) == plain_outlook(cells, q)
+        matched += 1
+    assert matched >= 450
+
+
+def test_influence_counts_match_the_listed_layouts() -> None:
+    # count(xs): the share of layouts with every cell of xs a mine, from one
+    # flagged analysis of the frontier cells and a closed form for the rest.
+    rng = np.random.default_rng(4)
+    checked = off_frontier = 0
+    for cells, mines, lay, a in listed(5, 250):
+        influence = guess._Influence(cells, mines, a, MAX_STATES)
+        hidden = [tuple(rc) for rc in np.argwhere(cells < 0).tolist()]
+        for _ in range(6):
+            k = int(rng.integers(1, min(5, len(hidden)) + 1))
+            xs = frozenset(hidden[i] for i in rng.choice(len(hidden), k, replace=False))
+            expected = np.all([lay[:, r, c] for r, c in xs], axis=0).sum() / len(lay)
+            assert influence.count(xs) == pytest.approx(expected, abs=1e-12)
+            checked += 1
+            off_frontier += any(not influence.front[x] for x in xs)
+    assert checked > 1000 and off_frontier > 300
+
+
+def test_influence_tallies_match_the_listed_layouts() -> None:
+    # A 2 x 2 box's tally: the share of layouts with one diagonal (and the
+    # hidden outer corners) mines and the other diagonal safe, by inclusion
+    # and exclusion; no pattern when a number borders it.
+    rng = np.random.default_rng(6)
+    nonzero = 0
+    for cells, mines, lay, a in listed(7, 300):
+        influence = guess._Influence(cells, mines, a, MAX_STATES)
+        rows, cols = cells.shape
+        for _ in range(5):
+            x, y = int(rng.integers(0, rows - 1)), int(rng.integers(0, cols - 1))
+            d1, d2 = [(x, y), (x + 1, y + 1)], [(x, y + 1), (x + 1, y)]
+            outer = [(x - 1, y - 1), (x - 1, y + 2), (x + 2, y - 1), (x + 2, y + 2)]
+            pattern = influence._pattern(d1, d2, outer)
+            got = influence._tally(*pattern) if pattern is not None else 0.0
+            on = [(i, j) for i, j in outer if 0 <= i < rows and 0 <= j < cols]
+            sure = lay.all(axis=0)  # certain mines
+            free = ~lay.any(axis=0)  # certainly safe (or revealed)
+            missing = [cell for cell in on if not sure[cell]]
+            if (
+                any(cells[cell] >= 0 for cell in missing)
+                or len(missing) > 3
+                or any(sure[cell] or free[cell] for cell in d1 + d2)
+            ):
+                assert got == 0.0
+                continue
+            mask = np.all([lay[:, i, j] for i, j in d1 + missing], axis=0)
+            mask &= np.all([~lay[:, i, j] for i, j in d2], axis=0)
+            assert got == pytest.approx(mask.sum() / len(lay), abs=1e-12)
+            nonzero += got > 0
+    assert nonzero > 50
+
+
+def plain_guess(cells: NDArray[np.int8], mines: int, a: Analysis) -> Cell | None:
+    """hill_guess without its early stops, and with plain outlooks."""
+    clickable = cells == H
+    p = np.where(clickable, a.probabilities, np.inf)
+    influence = guess._Influence(cells, mines, a, MAX_STATES)
+    hidden_nb = adjacent_counts(cells < 0)
+    best_key = dead_key = None
+    best = dead = None
+    for r, c in guess.candidates(cells, p).tolist():
+        pr = float(p[r, c])
+        factor = influence.factor(influence.patterns(r, c), pr)
+        if best_key is not None and (1 - pr) * factor + 1e-9 < best_key[0]:
+            continue  # the rule's skip, in order of probability
+        score = progress = 0.0
+        outcomes = 0
+        for n in range(9):
+            probe = cells.copy()
+            probe[r, c] = n
+            try:
+                b = analyze(probe, mines)
+            except ns.InvalidBoardError:
+                continue
+            weight = b.layouts / a.layouts
+            outcomes += 1
+            s1, s2, live_safe = plain_outlook(probe, b.probabilities)
+            score += weight * (4 * s1 + s2) / 5
+            progress += weight * live_safe
+        key = (score * factor * (1 + guess.PROGRESS * progress), -int(hidden_nb[r, c]), -r, -c)
+        if outcomes <= 1:
+            if dead_key is None or key > dead_key:
+                dead_key, dead = key, (r, c)
+        elif best_key is None or key > best_key:
+            best_key, best = key, (r, c)
+    return best if best is not None else dead
+
+
+def stuck(
+    seed: int, shape: tuple[int, int, int], reveals: int, n: int
+) -> Iterator[tuple[NDArray[np.int8], Analysis]]:
+    """n positions of random reveals (up to ``reveals``) with no certainly safe cell."""
+    rng = np.random.default_rng(seed)
+    rows, cols, mines = shape
+    found = 0
+    while found < n:
+        board = ns.Board.create(rows, cols, mines, ns.RandomPlacement(rng))
+        safe = np.argwhere(~board.mines)
+        for r, c in safe[rng.permutation(len(safe))[: int(rng.integers(1, reveals))]].tolist():
+            board.reveal(r, c)
+        cells = np.where(board.revealed, board.counts, H).astype(np.int8)
+        if board.hidden_safe:
+            a = analyze(cells, mines)
+            if not len(a.safe):
+                found += 1
+                yield cells, a
+
+
+def test_the_guess_is_the_plain_rule_without_its_early_stops() -> None:
+    # Stuck positions from beginner games: hill_guess, with its look-ahead
+    # cut short when a candidate cannot win, picks what the plain rule picks.
+    for cells, a in stuck(8, (9, 9, 10), 6, 60):
+        got = guess.hill_guess(cells, 10, a, cells == H, analyze, MAX_STATES)
+        assert got == plain_guess(cells, 10, a)
+
+
+def test_guess_setting() -> None:
+    assert SolverPolicy().guess == "hill"
+    with pytest.raises(ValueError, match="guess must be one of"):
+        SolverPolicy(guess="best")
+    # both guesses play legal moves on stuck expert positions; they differ
+    rng = np.random.default_rng(9)
+    differ = 0
+    for cells, _ in stuck(9, (16, 30, 99), 30, 30):
+        moves = [
+            SolverPolicy(guess=g)(cells[None], [99], rng)[0].tolist() for g in ("hill", "lookahead")
+        ]
+        assert all(cells[r, c] == H for r, c in moves)
+        differ += moves[0] != moves[1]
+    assert differ > 0
