@@ -591,6 +591,120 @@ def test_policy_expert_games_pure_python(benchmark: Any) -> None:
     benchmark.extra_info["games"] = n
 
 
+# -- the guess -----------------------------------------------------------------
+
+
+class _Guesses(SolverPolicy):
+    """A SolverPolicy that keeps every position where it had to guess."""
+
+    def __init__(self, first_click: str | None) -> None:
+        super().__init__(first_click)
+        self.positions: list[tuple[np.ndarray, int]] = []
+
+    def _guess(self, cells: np.ndarray, mines: int, a: Any, clickable: np.ndarray) -> Any:
+        self.positions.append((cells.copy(), mines))
+        return super()._guess(cells, mines, a, clickable)
+
+
+def _guess_positions() -> list[tuple[np.ndarray, int]]:
+    """Expert positions where the policy guessed (Hill's guess, not the endgame)."""
+    if "guesses" not in _CACHE:
+        policy = _Guesses("safe")
+        rng = np.random.default_rng(3)
+        for child in np.random.SeedSequence(3).spawn(size(30, 3)):
+            game = ns.Game.new(16, 30, 99, seed=child, first_click="safe")
+            while game.state is ns.GameState.IN_PROGRESS:
+                snap = game.snapshot()
+                ((r, c),) = policy(snap.cells[None], [snap.mines_left], rng).tolist()
+                game.reveal(r, c)
+        _CACHE["guesses"] = policy.positions[: size(60, 4)]
+    return _CACHE["guesses"]  # type: ignore[no-any-return]
+
+
+def _guess_each(how: str) -> list[tuple[int, int]]:
+    """Analyse each guess position from cold caches and choose its guess."""
+    from numsweeper.solver import analysis
+
+    moves = []
+    for cells, mines in _guess_positions():
+        analysis._CACHE.clear()
+        analysis._SHAPES.clear()
+        policy = SolverPolicy(guess="hill" if how == "plain" else how)  # a fresh memory
+        a = policy._analyze(cells, mines)
+        if how == "plain":
+            moves.append(plain_hill_guess(cells, mines, a))
+        else:
+            h = policy._guess(cells, mines, a, cells == H)
+            moves.append((h.row, h.col))
+    return moves
+
+
+def _every_number(
+    cells: np.ndarray, mines: int, r: int, c: int
+) -> Iterator[tuple[np.ndarray, Any]]:
+    """Each state ``(r, c)`` can show, with its analysis."""
+    for n in range(9):
+        probe = cells.copy()
+        probe[r, c] = n
+        with contextlib.suppress(ns.InvalidBoardError):
+            yield probe, analyze(probe, mines)
+
+
+def plain_hill_guess(cells: np.ndarray, mines: int, a: Any) -> tuple[int, int] | None:
+    """Hill's guess as its rule reads: every candidate's every number
+    analysed, death tested cell by cell on whole boards, no early stops."""
+    from numsweeper.solver import _guess as g
+
+    p = np.where(cells == H, a.probabilities, np.inf)
+    influence = g._Influence(cells, mines, a, SolverPolicy().max_states)
+    hidden_nb = adjacent(cells < 0)
+    chosen: dict[bool, tuple[tuple[float, int, int, int], tuple[int, int]]] = {}
+    for r, c in g.candidates(cells, p).tolist():
+        pr = float(p[r, c])
+        factor = influence.factor(influence.patterns(r, c), pr)
+        top = chosen[True][0][0] if True in chosen else None
+        if top is not None and (1 - pr) * factor + 1e-9 < top:
+            continue  # the rule's skip, in order of probability
+        terms = []
+        for probe, b in _every_number(cells, mines, r, c):
+            q = b.probabilities
+            live = (probe == H) & ~g.dead_cells(probe, q)
+            off = (probe == H) & (adjacent(probe >= 0) == 0)
+            floor = [1.0 - float(q[off][0])] * 2 if off.any() else []
+            s = sorted([*(1.0 - q[live]).tolist(), *floor, 0.0, 0.0], reverse=True)
+            terms.append((b.layouts / a.layouts, 4 * s[0] + s[1], bool((q[live] == 0).any())))
+        score = sum(w * v / 5 for w, v, _ in terms)
+        progress = sum(w for w, _, safe in terms if safe)
+        key = (score * factor * (1 + g.PROGRESS * progress), -int(hidden_nb[r, c]), -r, -c)
+        told = len(terms) > 1  # more than one number: the click can tell something
+        if told not in chosen or key > chosen[told][0]:
+            chosen[told] = key, (r, c)
+    for told in (True, False):
+        if told in chosen:
+            return chosen[told][1]
+    return None
+
+
+def test_guess_hill_expert(benchmark: Any) -> None:
+    # analysis + guess at every guess of 30 expert games, cold caches
+    with _engine("default"):
+        moves = benchmark(_guess_each, "hill")
+    benchmark.extra_info["positions"] = len(moves)
+
+
+def test_guess_lookahead_expert(benchmark: Any) -> None:
+    # the same positions with the older, cheaper secondary-safety guess
+    with _engine("default"):
+        benchmark(_guess_each, "lookahead")
+
+
+def test_guess_hill_plain_baseline(benchmark: Any) -> None:
+    # the same rule without early stops or lazy death tests; same moves
+    with _engine("default"):
+        plain = benchmark.pedantic(_guess_each, args=("plain",), rounds=1, iterations=1)
+        assert plain == _guess_each("hill")
+
+
 def adjacent(mask: np.ndarray) -> np.ndarray:
     from numsweeper._kernels import adjacent_counts
 
