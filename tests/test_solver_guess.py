@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 import pytest
@@ -161,8 +162,14 @@ def test_influence_tallies_match_the_listed_layouts() -> None:
     assert nonzero > 50
 
 
-def plain_guess(cells: NDArray[np.int8], mines: int, a: Analysis) -> Cell | None:
+def plain_guess(
+    cells: NDArray[np.int8],
+    mines: int,
+    a: Analysis,
+    record: dict[Cell, tuple[float, int, int, int] | str] | None = None,
+) -> Cell | None:
     """hill_guess without its early stops, and with plain outlooks."""
+    record = {} if record is None else record
     clickable = cells == H
     p = np.where(clickable, a.probabilities, np.inf)
     influence = guess._Influence(cells, mines, a, MAX_STATES)
@@ -173,6 +180,7 @@ def plain_guess(cells: NDArray[np.int8], mines: int, a: Analysis) -> Cell | None
         pr = float(p[r, c])
         factor = influence.factor(influence.patterns(r, c), pr)
         if best_key is not None and (1 - pr) * factor + 1e-9 < best_key[0]:
+            record[r, c] = "skip"
             continue  # the rule's skip, in order of probability
         score = progress = 0.0
         outcomes = 0
@@ -189,6 +197,7 @@ def plain_guess(cells: NDArray[np.int8], mines: int, a: Analysis) -> Cell | None
             score += weight * (4 * s1 + s2) / 5
             progress += weight * live_safe
         key = (score * factor * (1 + guess.PROGRESS * progress), -int(hidden_nb[r, c]), -r, -c)
+        record[r, c] = key
         if outcomes <= 1:
             if dead_key is None or key > dead_key:
                 dead_key, dead = key, (r, c)
@@ -218,11 +227,162 @@ def stuck(
 
 
 def test_the_guess_is_the_plain_rule_without_its_early_stops() -> None:
-    # Stuck positions from beginner games: hill_guess, with its look-ahead
-    # cut short when a candidate cannot win, picks what the plain rule picks.
-    for cells, a in stuck(8, (9, 9, 10), 6, 60):
-        got = guess.hill_guess(cells, 10, a, cells == H, analyze, MAX_STATES)
-        assert got == plain_guess(cells, 10, a)
+    # Stuck positions of the three classic boards, some with flags (hidden,
+    # not clickable): hill_guess, whose look-ahead stops once a candidate
+    # cannot win, picks what the plain rule picks, with fewer analyses.
+    rng = np.random.default_rng(10)
+    calls = {"hill": 0}
+
+    def counted(cells: NDArray[np.int8], mines: int) -> Analysis:
+        calls["hill"] += 1
+        return analyze(cells, mines)
+
+    plain_calls = stops = 0
+    boards = [(4, 4, 3), (5, 5, 4), (4, 6, 6), (9, 9, 10), (16, 16, 40), (16, 30, 99)]
+    for shape, reveals, n in zip(
+        boards, (3, 3, 4, 6, 15, 30), (100, 100, 100, 40, 10, 5), strict=True
+    ):
+        for cells, a in stuck(8 + n, shape, reveals, n):
+            hidden = np.argwhere(cells == H)
+            for r, c in hidden[rng.random(len(hidden)) < 0.05].tolist():
+                cells[r, c] = ns.FLAG  # flags count as hidden cells
+            a = analyze(cells, shape[2])
+            clickable = cells == H
+            if len(a.safe) and clickable[tuple(a.safe.T)].any():
+                continue
+            fate: dict[Cell, Any] = {}
+            got = guess.hill_guess(cells, shape[2], a, clickable, counted, MAX_STATES, fate)
+            assert got is not None and clickable[got]
+            plain: dict[Cell, Any] = {}
+            assert got == plain_guess(cells, shape[2], a, plain)
+            assert fate.keys() == plain.keys()  # the same candidates
+            top = plain[got]
+            for cell, how in fate.items():
+                if how == "stop":  # stopped early: it could not have won
+                    assert isinstance(plain[cell], tuple) and plain[cell] < top
+                    stops += 1
+                else:  # skipped by the rule, or scored: the same float key
+                    assert how == plain[cell]
+            plain_calls += sum(
+                9 for r, c in guess.candidates(cells, np.where(clickable, a.probabilities, np.inf))
+            )
+    assert calls["hill"] < plain_calls / 4 and stops > 50  # the stops do cut the look-ahead
+
+
+def test_when_every_candidate_is_dead_the_best_of_them_is_the_guess() -> None:
+    # [1, H, H] with one mine: each cell, if safe, must show 1.
+    H_ = H
+    cells = np.array([[1, H_, H_]], dtype=np.int8)
+    a = analyze(cells, 1)
+    got = guess.hill_guess(cells, 1, a, cells == H, analyze, MAX_STATES)
+    assert got == plain_guess(cells, 1, a) == (0, 2)  # fewer hidden neighbours
+
+
+def plain_candidates(cells: NDArray[np.int8], p: NDArray[np.float64]) -> list[Cell]:
+    """candidates(), cell by cell as the rule reads."""
+    rows, cols = cells.shape
+    best = float(p.min())
+
+    def near(r: int, c: int) -> list[Cell]:
+        return [
+            (r + dr, c + dc)
+            for dr in (-1, 0, 1)
+            for dc in (-1, 0, 1)
+            if (dr or dc) and 0 <= r + dr < rows and 0 <= c + dc < cols
+        ]
+
+    clickable = [(r, c) for r in range(rows) for c in range(cols) if np.isfinite(p[r, c])]
+    front = [x for x in clickable if any(cells[y] >= 0 for y in near(*x))]
+    off = [x for x in clickable if x not in front]
+    ok = [x for x in front if 1 - p[x] >= 0.9 * (1 - best) - 1e-9]
+    if off and 1 - p[off[0]] >= 0.9 * (1 - best) - 1e-9:
+        for r, c in off:
+            hidden_near = sum(cells[y] < 0 for y in near(r, c))
+            two_away = [(r + 2, c), (r - 2, c), (r, c + 2), (r, c - 2)]
+            number = any(0 <= x < rows and 0 <= y < cols and cells[x, y] >= 0 for x, y in two_away)
+            if len(off) < 30 or hidden_near in (2, 3) or number:
+                ok.append((r, c))
+    return sorted(ok, key=lambda x: (p[x], x))
+
+
+def test_candidates_follow_the_rule_cell_by_cell() -> None:
+    many_off = 0
+    for cells, a in itertools.chain(
+        stuck(11, (16, 30, 99), 20, 40), stuck(12, (9, 9, 10), 4, 40), stuck(13, (5, 5, 4), 3, 40)
+    ):
+        p = np.where(cells == H, a.probabilities, np.inf)
+        got = [tuple(x) for x in guess.candidates(cells, p).tolist()]
+        assert got == plain_candidates(cells, p)
+        many_off += np.count_nonzero(np.isfinite(p) & (adjacent_counts(cells >= 0) == 0)) >= 30
+    assert many_off > 20
+
+
+def plain_factor(cells: NDArray[np.int8], lay: NDArray[np.bool_], r: int, c: int) -> float:
+    """The influence factor of (r, c), from the listed layouts, as the rule reads."""
+    rows, cols = cells.shape
+    sure, free = lay.all(axis=0), ~lay.any(axis=0)
+
+    def share(mines: list[Cell], safe: list[Cell], outer: list[Cell]) -> float:
+        cells_in = mines + safe
+        if not all(0 <= x < rows and 0 <= y < cols for x, y in cells_in):
+            return 0.0
+        if any(sure[x] or free[x] for x in cells_in):  # revealed cells are free
+            return 0.0
+        hidden_outer = [x for x in outer if 0 <= x[0] < rows and 0 <= x[1] < cols and not sure[x]]
+        if any(cells[x] >= 0 for x in hidden_outer) or len(hidden_outer) > 3:
+            return 0.0
+        hit = np.ones(len(lay), dtype=bool)
+        for x in mines + hidden_outer:
+            hit &= lay[:, x[0], x[1]]
+        for x in safe:
+            hit &= ~lay[:, x[0], x[1]]
+        return float(hit.sum() / len(lay))
+
+    me = (r, c)
+    side = lambda x, y: [(x + k, y) for k in (-1, 0, 1)]  # noqa: E731
+    row = lambda x, y: [(x, y + k) for k in (-1, 0, 1)]  # noqa: E731
+    # a pair with the click the mine: left/right, then up/down
+    horizontal = max(
+        share([me], [(r, c + 1)], side(r, c - 1) + side(r, c + 2)),
+        share([me], [(r, c - 1)], side(r, c - 2) + side(r, c + 1)),
+    )
+    vertical = max(
+        share([me], [(r + 1, c)], row(r - 1, c) + row(r + 2, c)),
+        share([me], [(r - 1, c)], row(r - 2, c) + row(r + 1, c)),
+    )
+    boxes = []
+    for x, y in ((r, c), (r - 1, c), (r, c - 1), (r - 1, c - 1)):
+        d1, d2 = [(x, y), (x + 1, y + 1)], [(x, y + 1), (x + 1, y)]
+        mines, safe = (d1, d2) if me in d1 else (d2, d1)
+        corners = [(x - 1, y - 1), (x - 1, y + 2), (x + 2, y - 1), (x + 2, y + 2)]
+        boxes.append(share(mines, safe, corners))
+    p = float(lay[:, r, c].mean())
+    infl = horizontal + vertical + max(boxes)
+    if infl <= 0 or not 0 < p < 1:
+        return 1.0
+    return 1.0 + guess.INFLUENCE * min(infl, p, 1 - p) / (1 - p)
+
+
+def test_influence_factors_match_the_rule_over_listed_layouts() -> None:
+    # a click whose patterns hold in more layouts than it is safe: capped
+    cells = np.array([[H, 0, H, 1, H, H], [H, 1, 2, H, H, H], [H, H, H, H, H, H]], dtype=np.int8)
+    lay = layouts_of(cells, 6)
+    a = analyze(cells, 6)
+    influence = guess._Influence(cells, 6, a, MAX_STATES)
+    pr = float(a.probabilities[0, 5])
+    patterns = influence.patterns(0, 5)
+    assert sum(max(influence._tally(*x) for x in group) for group in patterns if group) > 1 - pr
+    assert influence.factor(patterns, pr) == pytest.approx(plain_factor(cells, lay, 0, 5))
+    assert influence.factor(patterns, pr) == pytest.approx(1 + guess.INFLUENCE)
+    above = 0
+    for cells, mines, lay, a in listed(14, 200):
+        influence = guess._Influence(cells, mines, a, MAX_STATES)
+        for r, c in np.argwhere(cells == H).tolist():
+            pr = float(a.probabilities[r, c])
+            got = influence.factor(influence.patterns(r, c), pr)
+            assert got == pytest.approx(plain_factor(cells, lay, r, c), abs=1e-9)
+            above += got > 1
+    assert above > 100
 
 
 def test_guess_setting() -> None:

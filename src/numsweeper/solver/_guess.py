@@ -14,8 +14,15 @@ of the safest one) is scored by
 * The **influence** rewards clicks that can settle a would-be 50/50: a
   2 x 1 or 2 x 2 pattern of hidden cells around the click whose outer
   neighbours are off the board, certain mines or few hidden cells.  It is
-  ``1 + 0.9 I / P(safe)``, where ``I`` is the share of layouts in which the
-  click is a mine of such a pattern and the pattern's other cells safe.
+  ``1 + 0.9 min(I, P(mine), P(safe)) / P(safe)``, where ``I`` is the share
+  of layouts in which the click is a mine of such a pattern and the
+  pattern's other cells safe (the best pattern of each kind, summed).
+* A factor ``1 + 0.001 P(progress)``, the chance that the click leaves a
+  living cell certainly safe, separates near-equal scores.
+
+At most :data:`MAX_CANDIDATES` candidates are scored, the safest first: a
+guard for huge boards with many isolated numbers (expert positions have
+at most about 40).
 
 This follows the guess of David Hill's JavaScript/Java solver
 (https://github.com/DavidNHill/Minesweeper, ``SolverMain`` and
@@ -44,6 +51,8 @@ INFLUENCE = 0.9
 PROGRESS = 0.001
 #: Off-frontier cells become candidates one by one only when there are few.
 _FEW_OFF = 30
+#: At most this many candidates are scored, the safest first.
+MAX_CANDIDATES = 100
 
 Cell = tuple[int, int]
 #: Frontier mine totals, their shares of all layouts, and the mines left.
@@ -360,13 +369,35 @@ class _Influence:
 
 
 def candidates(cells: NDArray[np.int8], p: NDArray[np.float64]) -> NDArray[np.intp]:
-    """Cells worth scoring, ``(k, 2)``, ordered by mine probability then position.
+    """Cells worth scoring, safest first.
 
-    ``p`` is the mine probability of each clickable cell and ``inf``
-    elsewhere.  Frontier cells within the window qualify; off-frontier cells
-    (all equally likely) qualify all when fewer than 30, otherwise those with
-    two or three hidden neighbours (corners) and those two steps from a
-    number.
+    Parameters
+    ----------
+    cells : ndarray of int8, shape (rows, cols)
+        Visible state.
+    p : ndarray of float64, shape (rows, cols)
+        Mine probability of each clickable cell, ``inf`` elsewhere.
+
+    Returns
+    -------
+    ndarray of intp, shape (k, 2)
+        The frontier cells whose safety is at least :data:`WINDOW` times
+        the best one's; and the off-frontier cells (all equally likely)
+        when they qualify: all of them when fewer than 30, otherwise those
+        with two or three hidden neighbours and those two cells straight up,
+        down, left or right of a number.  Ordered by mine probability, then
+        row-major, at most :data:`MAX_CANDIDATES`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import numsweeper as ns
+    >>> from numsweeper.solver._guess import candidates
+    >>> H = ns.HIDDEN
+    >>> visible = np.array([[1, H, H], [H, H, H]], dtype=np.int8)
+    >>> p = ns.solver.analyze(visible, 1).probabilities
+    >>> candidates(visible, np.where(visible == H, p, np.inf)).tolist()
+    [[0, 2], [1, 2]]
     """
     revealed = cells >= 0
     clickable = np.isfinite(p)
@@ -387,7 +418,7 @@ def candidates(cells: NDArray[np.int8], p: NDArray[np.float64]) -> NDArray[np.in
             ring[:, :-2] |= revealed[:, 2:]
             chosen |= off & (((hidden_nb > 1) & (hidden_nb < 4)) | ring)
     rc = np.argwhere(chosen)
-    return rc[np.lexsort((rc[:, 1], rc[:, 0], p[chosen]))]
+    return rc[np.lexsort((rc[:, 1], rc[:, 0], p[chosen]))][:MAX_CANDIDATES]
 
 
 def hill_guess(
@@ -397,14 +428,54 @@ def hill_guess(
     clickable: NDArray[np.bool_],
     analyzer: Analyzer,
     max_states: int,
+    record: dict[Cell, tuple[float, int, int, int] | str] | None = None,
 ) -> Cell | None:
-    """The guess for one position, or None if no candidate qualifies.
+    """The guess for one position (see the module notes).
 
-    ``analyzer(visible, mines)`` analyses each look-ahead (the policy's
-    cached :func:`analyze`).  Candidates are taken in order of mine
-    probability; one whose safety times influence cannot reach the best
-    score so far is skipped, and the look-ahead of one stops as soon as it
-    cannot beat it.
+    Parameters
+    ----------
+    cells : ndarray of int8, shape (rows, cols)
+        Visible state, with no certainly safe clickable cell.
+    mines : int
+        Total mine count.
+    a : Analysis
+        ``cells``' analysis.
+    clickable : ndarray of bool, shape (rows, cols)
+        Cells that may be clicked (hidden, not flagged).
+    analyzer : callable
+        ``analyzer(visible, mines)`` analyses each look-ahead (the policy
+        passes its cached :func:`analyze`).
+    max_states : int
+        Guard for the influence factor's own analyses.
+    record : dict, optional
+        If given, each candidate's fate: ``'skip'`` (the rule skips it),
+        ``'stop'`` (its look-ahead stopped early) or its score key.
+
+    Returns
+    -------
+    tuple of int or None
+        ``(row, col)``, or None if no cell qualifies.
+
+    Notes
+    -----
+    Candidates are taken in order of mine probability; one whose safety
+    times influence cannot reach the best score so far is skipped (part of
+    the rule), and the look-ahead of one stops as soon as it cannot beat it
+    (which never changes the result while the analyses are exact; after an
+    inexact one, see :data:`~numsweeper.solver.MAX_STATES`, the look-ahead
+    no longer stops early).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import numsweeper as ns
+    >>> from numsweeper.solver import analyze
+    >>> from numsweeper.solver._guess import hill_guess
+    >>> H = ns.HIDDEN
+    >>> visible = np.array([[1, H, H], [H, H, H]], dtype=np.int8)
+    >>> a = analyze(visible, 1)
+    >>> hill_guess(visible, 1, a, visible == H, analyze, ns.solver.MAX_STATES)
+    (0, 2)
     """
     p = np.where(clickable, a.probabilities, np.inf)
     rc = candidates(cells, p)
@@ -421,6 +492,7 @@ def hill_guess(
     low = adjacent_counts(influence.certain)
     high = low + adjacent_counts(undecided)
     total = a.layouts
+    exact = a.exact
     best_key: tuple[float, int, int, int] | None = None
     best: Cell | None = None
     dead_key: tuple[float, int, int, int] | None = None
@@ -440,10 +512,14 @@ def hill_guess(
             # skip the click if its safety times influence cannot reach the
             # best score so far
             if unseen * most + 1e-9 < top:
+                if record is not None:
+                    record[r, c] = "skip"
                 continue
             if factor is None and unseen + 1e-9 < top:
                 factor = influence.factor(patterns, pr)
             if factor is not None and unseen * factor + 1e-9 < top:
+                if record is not None:
+                    record[r, c] = "skip"
                 continue
         rest = off0.copy()
         rest[max(r - 1, 0) : r + 2, max(c - 1, 0) : c + 2] = False
@@ -458,13 +534,18 @@ def hill_guess(
         unseen_0 = unseen
         reached = 0.0  # the score so far, in the order seen
         for n in sorted(range(lo, hi + 1), key=lambda n: (abs(n - expected), n)):
-            # even if every outcome left were perfect, could it win?
+            # even if every outcome left were perfect, could it win?  (The
+            # weights of an inexact analysis are bounds: no early stop then.)
             reach = (reached + unseen) * (1 + PROGRESS * unseen_0) * (1 + 1e-12)
-            if reach * (most if factor is None else factor) < top:
+            if exact and reach * (most if factor is None else factor) < top:
+                if record is not None:
+                    record[r, c] = "stop"
                 break
-            if factor is None and reach < top:
+            if exact and factor is None and reach < top:
                 factor = influence.factor(patterns, pr)
                 if reach * factor < top:
+                    if record is not None:
+                        record[r, c] = "stop"
                     break
             probe[r, c] = n
             try:
@@ -473,6 +554,7 @@ def hill_guess(
                 continue
             weight = b.layouts / total
             unseen -= weight
+            exact = exact and b.exact
             s1, s2, live_safe = outlook(probe, b.probabilities, off_at)
             seen[n] = weight, 4 * s1 + s2, live_safe
             reached += weight * (4 * s1 + s2) / 5
@@ -486,6 +568,8 @@ def hill_guess(
                 if live_safe:
                     progress += weight
             key = (score * factor * (1 + PROGRESS * progress), -int(hidden_nb[r, c]), -r, -c)
+            if record is not None:
+                record[r, c] = key
             if len(seen) <= 1:  # the click's number is known: it tells nothing
                 if dead_key is None or key > dead_key:
                     dead_key, dead = key, (r, c)
