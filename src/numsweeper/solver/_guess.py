@@ -220,6 +220,11 @@ class _Influence:
         self.certain[tuple(a.mines.T)] = True
         self.safe = np.zeros(cells.shape, dtype=bool)
         self.safe[tuple(a.safe.T)] = True
+        # per cell, as plain lists (fast to index one cell at a time):
+        # 0 revealed, 1 undecided, 2 certain mine, 3 certainly safe
+        kind = np.where(self.certain, 2, np.where(self.safe, 3, 1))
+        self.kind: list[list[int]] = np.where(self.revealed, 0, kind).tolist()
+        self.on_front: list[list[bool]] = self.front.tolist()
         self.max_states = max_states
         self.base = np.where(cells == FLAG, HIDDEN, cells).astype(np.int8)
         self.counts: dict[tuple[frozenset[Cell], int], float] = {}
@@ -270,9 +275,9 @@ class _Influence:
 
     def count(self, xs: frozenset[Cell]) -> float:
         """Share of the layouts in which every cell of ``xs`` is a mine."""
-        if any(self.safe[x] for x in xs):
+        if any(self.kind[x][y] == 3 for x, y in xs):
             return 0.0
-        xf = frozenset(x for x in xs if self.front[x])
+        xf = frozenset((x, y) for x, y in xs if self.on_front[x][y])
         # off-frontier cells are all alike: only how many of them counts
         key = xf, len(xs) - len(xf)
         v = self.counts.get(key)
@@ -297,20 +302,18 @@ class _Influence:
         ``outer`` cell), more than three ``outer`` cells are hidden, or a
         pattern cell is off the board, revealed or certain.
         """
-        rows, cols = self.rows, self.cols
+        rows, cols, kind = self.rows, self.cols, self.kind
         missing = []
         for x, y in outer:
-            if not (0 <= x < rows and 0 <= y < cols) or self.certain[x, y]:
+            if not (0 <= x < rows and 0 <= y < cols) or kind[x][y] == 2:
                 continue
-            if not self.hidden[x, y]:
+            if kind[x][y] == 0:
                 return None
             missing.append((x, y))
         if len(missing) > 3:
             return None
         for x, y in mine_set + safe_set:
-            if not (0 <= x < rows and 0 <= y < cols):
-                return None
-            if not self.hidden[x, y] or self.certain[x, y] or self.safe[x, y]:
+            if not (0 <= x < rows and 0 <= y < cols) or kind[x][y] != 1:
                 return None
         return frozenset(missing) | frozenset(mine_set), safe_set
 
