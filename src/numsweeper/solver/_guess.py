@@ -47,7 +47,7 @@ WINDOW = 0.9
 #: Weight of the 50/50 influence.
 INFLUENCE = 0.9
 #: Weight of the chance that a click leaves a living certainly safe cell
-#: (progress): a tie-break between near-equal scores.
+#: (progress): a factor ``1 + PROGRESS * P`` that separates near-equal scores.
 PROGRESS = 0.001
 #: Off-frontier cells become candidates one by one only when there are few.
 _FEW_OFF = 30
@@ -85,6 +85,9 @@ def dead_cells(cells: NDArray[np.int8], probabilities: NDArray[np.float64]) -> N
     neighbours is undecided, or when its undecided neighbours are exactly
     those of some revealed number: its own number is then that number's
     need plus the certain mines around it.  (A sufficient test: Hill's.)
+    This is the rule over a whole board, cell by cell; the guess applies it
+    lazily, to the few cells it needs, in :func:`outlook` (the tests check
+    the two agree).
 
     Parameters
     ----------
@@ -213,9 +216,8 @@ class _Influence:
     def __init__(self, cells: NDArray[np.int8], mines: int, a: Analysis, max_states: int) -> None:
         self.cells, self.mines, self.a = cells, mines, a
         self.rows, self.cols = cells.shape
-        self.hidden = cells < 0
-        self.revealed = ~self.hidden
-        self.front = self.hidden & (adjacent_counts(self.revealed) > 0)
+        self.revealed = cells >= 0
+        self.front = ~self.revealed & (adjacent_counts(self.revealed) > 0)
         self.certain = np.zeros(cells.shape, dtype=bool)
         self.certain[tuple(a.mines.T)] = True
         self.safe = np.zeros(cells.shape, dtype=bool)
