@@ -31,6 +31,7 @@ This follows the guess of David Hill's JavaScript/Java solver
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Callable
 
@@ -40,7 +41,7 @@ from numpy.typing import NDArray
 from .._constants import FLAG, HIDDEN
 from .._kernels import adjacent_counts
 from ..errors import InvalidBoardError
-from .analysis import Analysis, analyze
+from .analysis import Analysis, _frontier_layouts
 
 #: Candidates: cells whose safety is at least this share of the best one's.
 WINDOW = 0.9
@@ -236,22 +237,24 @@ class _Influence:
         """Frontier mine totals, their shares of all layouts with ``xf`` all mines, mines left."""
         if xf in self.dists:
             return self.dists[xf]
-        b: Analysis | None = self.a
-        if not self._fits(xf):
-            b = None
-        elif xf:
+        # the frontier's layouts by mine total with xf all mines, and the mines left
+        layouts: tuple[dict[int, int], int] | None = None
+        if not xf:
+            layouts = self.a.frontier_mines, self.a.mines_left
+        elif self._fits(xf):
             flagged = self.base.copy()
             for x in xf:
                 flagged[x] = FLAG
-            try:
-                b = analyze(flagged, self.mines, trust_flags=True, max_states=self.max_states)
-            except InvalidBoardError:
-                b = None
+            with contextlib.suppress(InvalidBoardError):  # no layout has xf all mines
+                frontier, _, m = _frontier_layouts(
+                    flagged, self.mines, trust_flags=True, max_states=self.max_states
+                )
+                layouts = frontier, m
         d = None
-        if b is not None:
-            u, m, total = self.a.unconstrained, b.mines_left, self.a.layouts
-            ks = [k for k in b.frontier_mines if 0 <= m - k <= u]
-            share = [b.frontier_mines[k] * math.comb(u, m - k) / total for k in ks]
+        if layouts is not None:
+            (frontier, m), u, total = layouts, self.a.unconstrained, self.a.layouts
+            ks = [k for k in frontier if 0 <= m - k <= u]
+            share = [frontier[k] * math.comb(u, m - k) / total for k in ks]
             d = np.array(ks, dtype=np.float64), np.array(share, dtype=np.float64), m
         self.dists[xf] = d
         return d

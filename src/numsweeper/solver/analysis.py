@@ -32,8 +32,8 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
-from operator import itemgetter
-from typing import Any
+from operator import itemgetter, mul
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -110,12 +110,24 @@ class Analysis:
     """
 
     probabilities: NDArray[np.float64]
-    safe: NDArray[np.intp]
-    mines: NDArray[np.intp]
+    _safe_mask: NDArray[np.bool_] = field(repr=False)
+    _mine_mask: NDArray[np.bool_] = field(repr=False)
     exact: bool
     frontier_mines: dict[int, int] = field(repr=False)
     unconstrained: int
     mines_left: int
+
+    # (``safe`` and ``mines`` are listed on first access: a look-ahead probe
+    # reads only the probabilities and the layout count)
+    @cached_property
+    def safe(self) -> NDArray[np.intp]:
+        """Cells that are certainly safe, ``(row, col)`` in row-major order."""
+        return np.argwhere(self._safe_mask)
+
+    @cached_property
+    def mines(self) -> NDArray[np.intp]:
+        """Cells that are certainly mines (trusted flags included)."""
+        return np.argwhere(self._mine_mask)
 
     @cached_property
     def layouts(self) -> int:
@@ -586,8 +598,98 @@ def analyze(
         ...
     numsweeper.errors.InvalidBoardError: ...
     """
+    counted = _count(visible, mines, trust_flags, max_states)
+    rows, cols = counted.cells.shape
+    shape, components, frontier, weights, grand, m = (
+        counted.shape,
+        counted.components,
+        counted.frontier,
+        counted.weights,
+        counted.grand,
+        counted.mines_left,
+    )
+    front_flat = shape.front_flat
+    u = shape.unconstrained
+    known = counted.known
+    probs = np.full(rows * cols, np.nan)
+    probs[known.ravel()] = 1.0
+    # Certainty is decided on the exact integers, never on rounded floats.
+    is_safe = np.zeros(rows * cols, dtype=bool)
+    is_mine = known.ravel().copy()
+    if components:
+        sizes = shape.sizes
+        n_groups = len(sizes)
+        # per group (every group is in one component), as plain lists: a
+        # component holds few groups, so Python ints beat object arrays
+        group_probs = [math.nan] * n_groups
+        group_safe = [False] * n_groups
+        group_mine = [False] * n_groups
+        suffix: list[Poly] = [{0: 1}]
+        for p in reversed(counted.polys):
+            suffix.append(_convolve(suffix[-1], p))
+        suffix.reverse()
+        for j, comp in enumerate(components):
+            others = _convolve(counted.prefix[j], suffix[j + 1])
+            # total_weight[a - low] = sum_b others[b] * w[a + b]: the weight
+            # of the component's mine total a (every total of the band)
+            low = comp.low
+            total_weight = [
+                sum(p * weights.get(a + b, 0) for b, p in others.items())
+                for a in range(low, low + comp.marginals.shape[1])
+            ]
+            # exact integers, one correctly rounded division
+            for g, row in zip(comp.groups, comp.marginals.tolist(), strict=True):
+                num = sum(map(mul, row, total_weight))
+                whole = grand * sizes[g]
+                group_probs[g] = num / whole
+                group_safe[g] = num == 0
+                group_mine[g] = num == whole
+        group_of = shape.group_of
+        probs[front_flat] = np.array(group_probs)[group_of]
+        is_safe[front_flat] = np.array(group_safe)[group_of]
+        is_mine[front_flat] = np.array(group_mine)[group_of]
+    if u:
+        num = sum(frontier[k] * w * (m - k) for k, w in weights.items())
+        off = counted.unknown.ravel().copy()
+        off[front_flat] = False
+        probs[off] = num / (grand * u)
+        is_safe[off] = num == 0
+        is_mine[off] = num == grand * u
+
+    grid = probs.reshape(rows, cols)
+    grid.flags.writeable = False
+    return Analysis(
+        grid,
+        is_safe.reshape(rows, cols),
+        is_mine.reshape(rows, cols),
+        counted.exact,
+        frontier,
+        u,
+        m,
+    )
+
+
+class _Count(NamedTuple):
+    """A position's layouts counted by frontier total (:func:`_count`)."""
+
+    cells: NDArray[np.int8]
+    unknown: NDArray[np.bool_]  # the cells that may hold mines
+    known: NDArray[np.bool_]  # trusted flags
+    mines_left: int
+    shape: _Frontier
+    components: list[_Component]
+    exact: bool
+    polys: list[Poly]
+    prefix: list[Poly]  # products of the first j component polynomials
+    frontier: Poly  # ... of all of them
+    weights: dict[int, int]  # per frontier total, proportional to C(U, M - K)
+    grand: int  # sum of frontier * weights: proportional to the layouts
+
+
+def _count(visible: Any, mines: Any, trust_flags: bool, max_states: int) -> _Count:
+    """:func:`analyze` up to the layout count (its checks and errors included)."""
     cells, total = _coerce(visible, mines)
-    rows, cols = cells.shape
+    cols = cells.shape[1]
     flagged = cells == FLAG
     revealed = cells >= 0
     if trust_flags:
@@ -617,26 +719,11 @@ def analyze(
 
     con_flat = shape.con_flat
     need = need_grid.ravel()[con_flat].astype(np.int64).tolist()
-    front_flat = shape.front_flat
     u = shape.unconstrained
-
-    probs = np.full(rows * cols, np.nan)
-    probs[known.ravel()] = 1.0
-    # Certainty is decided on the exact integers, never on rounded floats.
-    is_safe = np.zeros(rows * cols, dtype=bool)
-    is_mine = known.ravel().copy()
     exact = True
-
-    if len(front_flat):
-        group_of = shape.group_of
-        sizes = shape.sizes
-        n_groups = len(sizes)
+    if len(shape.front_flat):
         components, exact = _solve_frontier(shape, need, cols, max_states)
-        group_probs = np.full(n_groups, np.nan)  # (every group is in one component)
         polys = [comp.polynomial for comp in components]
-        group_safe = np.zeros(n_groups, dtype=bool)
-        group_mine = np.zeros(n_groups, dtype=bool)
-        group_sizes = np.array(sizes, dtype=object)
     else:
         components, polys = [], []
 
@@ -658,43 +745,21 @@ def analyze(
         raise InvalidBoardError(
             f"no layout fits {m} hidden mines among {u} unconstrained cells{where}"
         )
-    if components:
-        suffix: list[Poly] = [{0: 1}]
-        for p in reversed(polys):
-            suffix.append(_convolve(suffix[-1], p))
-        suffix.reverse()
-        for j, comp in enumerate(components):
-            others = _convolve(prefix[j], suffix[j + 1])
-            # total_weight[a - low] = sum_b others[b] * w[a + b]: the weight
-            # of the component's mine total a (every total of the band)
-            low = comp.low
-            total_weight = np.empty(comp.marginals.shape[1], dtype=object)
-            total_weight[:] = [
-                sum(p * weights.get(a + b, 0) for b, p in others.items())
-                for a in range(low, low + len(total_weight))
-            ]
-            # exact integers (object arrays), one correctly rounded division
-            num = comp.marginals.dot(total_weight)
-            whole = grand * group_sizes[comp.groups]
-            group_probs[comp.groups] = (num / whole).astype(np.float64)
-            group_safe[comp.groups] = num == 0
-            group_mine[comp.groups] = num == whole
-        probs[front_flat] = group_probs[group_of]
-        is_safe[front_flat] = group_safe[group_of]
-        is_mine[front_flat] = group_mine[group_of]
-    if u:
-        num = sum(frontier[k] * w * (m - k) for k, w in weights.items())
-        off = unknown.ravel().copy()
-        off[front_flat] = False
-        probs[off] = num / (grand * u)
-        is_safe[off] = num == 0
-        is_mine[off] = num == grand * u
+    return _Count(
+        cells, unknown, known, m, shape, components, exact, polys, prefix, frontier, weights, grand
+    )
 
-    grid = probs.reshape(rows, cols)
-    grid.flags.writeable = False
-    safe = np.argwhere(is_safe.reshape(rows, cols))
-    certain = np.argwhere(is_mine.reshape(rows, cols))
-    return Analysis(grid, safe, certain, exact, frontier, u, m)
+
+def _frontier_layouts(
+    visible: Any, mines: int, *, trust_flags: bool = False, max_states: int = MAX_STATES
+) -> tuple[Poly, int, int]:
+    """``frontier_mines``, ``unconstrained`` and ``mines_left`` of :func:`analyze`.
+
+    The same checks and errors, without the probabilities (a count is
+    all the guess's influence factor needs).
+    """
+    counted = _count(visible, mines, trust_flags, max_states)
+    return counted.frontier, counted.shape.unconstrained, counted.mines_left
 
 
 @dataclass(eq=False)
