@@ -548,3 +548,55 @@ def test_structure_cache_keeps_few_huge_boards() -> None:
         small[n // 9, n % 9] = 0
         analyze(small, 10)
     assert len(analysis._SHAPES) == analysis._SHAPES_KEPT
+
+
+def test_prober_gives_exactly_what_analyze_gives(engine: str) -> None:
+    # The look-ahead analyses one cell shown as each number through
+    # _Prober, which does the number-independent work once: every number,
+    # valid or not, must give analyze's floats bit for bit (or its error,
+    # word for word), relaxed counts included.
+    from numsweeper.solver.analysis import _Prober
+
+    rng = np.random.default_rng(77)
+    compared = raised = 0
+    for i in range(600):
+        if i % 10 == 0:  # now and then a large board
+            board = ns.Board.create(16, 30, 99, ns.RandomPlacement(rng))
+            for r, c in np.argwhere(~board.mines)[rng.permutation(381)[:40]].tolist():
+                board.reveal(r, c)
+            cells = np.where(board.revealed, board.counts, H).astype(np.int8)
+            mines = 99
+        else:
+            cells, mines, _ = random_position(rng)
+        hidden = np.argwhere(cells == H)
+        if not len(hidden):
+            continue
+        r, c = (int(v) for v in hidden[rng.integers(len(hidden))])
+        before = cells.copy()
+        max_states = int(rng.choice([3, ns.solver.MAX_STATES]))
+        prober = _Prober(cells, mines, (r, c), max_states)
+        for n in range(9):
+            probe = cells.copy()
+            probe[r, c] = n
+            try:
+                want = analyze(probe, mines, max_states=max_states)
+            except ns.InvalidBoardError as exc:
+                with pytest.raises(ns.InvalidBoardError) as got:
+                    prober(n)
+                assert str(got.value) == str(exc)
+                raised += 1
+                continue
+            a = prober(n)
+            np.testing.assert_array_equal(a.probabilities, want.probabilities)  # NaN = NaN
+            assert a.probabilities.tobytes() == want.probabilities.tobytes()
+            np.testing.assert_array_equal(a.safe, want.safe)
+            np.testing.assert_array_equal(a.mines, want.mines)
+            assert (a.layouts, a.exact, a.frontier_mines) == (
+                want.layouts,
+                want.exact,
+                want.frontier_mines,
+            )
+            assert (a.unconstrained, a.mines_left) == (want.unconstrained, want.mines_left)
+            compared += 1
+        np.testing.assert_array_equal(cells, before)  # the position is left as it was
+    assert compared > 800 and raised > 1000, (compared, raised)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -15,7 +15,7 @@ import numsweeper as ns
 from numsweeper._kernels import adjacent_counts
 from numsweeper.solver import MAX_STATES, SolverPolicy, analyze
 from numsweeper.solver import _guess as guess
-from numsweeper.solver.analysis import Analysis
+from numsweeper.solver.analysis import Analysis, _Prober
 
 H = int(ns.HIDDEN)
 Cell = tuple[int, int]
@@ -233,9 +233,14 @@ def test_the_guess_is_the_plain_rule_without_its_early_stops() -> None:
     rng = np.random.default_rng(10)
     calls = {"hill": 0}
 
-    def counted(cells: NDArray[np.int8], mines: int) -> Analysis:
-        calls["hill"] += 1
-        return analyze(cells, mines)
+    def counted(cells: NDArray[np.int8], mines: int, cell: Cell) -> Callable[[int], Analysis]:
+        shown = _Prober(cells, mines, cell)
+
+        def analysed(n: int) -> Analysis:
+            calls["hill"] += 1
+            return shown(n)
+
+        return analysed
 
     plain_calls = stops = 0
     boards = [(4, 4, 3), (5, 5, 4), (4, 6, 6), (9, 9, 10), (16, 16, 40), (16, 30, 99)]
@@ -274,7 +279,7 @@ def test_when_every_candidate_is_dead_the_best_of_them_is_the_guess() -> None:
     H_ = H
     cells = np.array([[1, H_, H_]], dtype=np.int8)
     a = analyze(cells, 1)
-    got = guess.hill_guess(cells, 1, a, cells == H, analyze, MAX_STATES)
+    got = guess.hill_guess(cells, 1, a, cells == H, _Prober, MAX_STATES)
     assert got == plain_guess(cells, 1, a) == (0, 2)  # fewer hidden neighbours
 
 

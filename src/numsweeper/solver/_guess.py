@@ -58,7 +58,8 @@ MAX_CANDIDATES = 100
 Cell = tuple[int, int]
 #: Frontier mine totals, their shares of all layouts, and the mines left.
 _Dist = tuple[NDArray[np.float64], NDArray[np.float64], int]
-Analyzer = Callable[[NDArray[np.int8], int], Analysis]
+#: ``prober(visible, mines, cell)(n)`` analyses ``visible`` with ``cell`` shown as ``n``.
+Prober = Callable[[NDArray[np.int8], int, Cell], Callable[[int], Analysis]]
 
 
 def _same_set(undecided: NDArray[np.bool_], r: int, c: int, x: int, y: int) -> bool:
@@ -434,7 +435,7 @@ def hill_guess(
     mines: int,
     a: Analysis,
     clickable: NDArray[np.bool_],
-    analyzer: Analyzer,
+    prober: Prober,
     max_states: int,
     record: dict[Cell, tuple[float, int, int, int] | str] | None = None,
 ) -> Cell | None:
@@ -450,9 +451,11 @@ def hill_guess(
         ``cells``' analysis.
     clickable : ndarray of bool, shape (rows, cols)
         Cells that may be clicked (hidden, not flagged).
-    analyzer : callable
-        ``analyzer(visible, mines)`` analyses each look-ahead (the policy
-        passes its cached :func:`analyze`).
+    prober : callable
+        ``prober(cells, mines, cell)`` returns a function that analyses
+        ``cells`` with ``cell`` shown as a given number, for the look-ahead
+        (what it does not need to redo for each number is done once:
+        ``analysis._Prober``; the policy's keeps each analysis in its cache).
     max_states : int
         Guard for the influence factor's own analyses.
     record : dict, optional
@@ -479,10 +482,11 @@ def hill_guess(
     >>> import numsweeper as ns
     >>> from numsweeper.solver import analyze
     >>> from numsweeper.solver._guess import hill_guess
+    >>> from numsweeper.solver.analysis import _Prober
     >>> H = ns.HIDDEN
     >>> visible = np.array([[1, H, H], [H, H, H]], dtype=np.int8)
     >>> a = analyze(visible, 1)
-    >>> hill_guess(visible, 1, a, visible == H, analyze, ns.solver.MAX_STATES)
+    >>> hill_guess(visible, 1, a, visible == H, _Prober, ns.solver.MAX_STATES)
     (0, 2)
     """
     p = np.where(clickable, a.probabilities, np.inf)
@@ -539,6 +543,7 @@ def hill_guess(
         near = undecided[max(r - 1, 0) : r + 2, max(c - 1, 0) : c + 2]
         expected = lo + float(q0[max(r - 1, 0) : r + 2, max(c - 1, 0) : c + 2][near].sum())
         seen: dict[int, tuple[float, float, bool]] = {}
+        shown: Callable[[int], Analysis] | None = None  # (made on first use)
         unseen_0 = unseen
         reached = 0.0  # the score so far, in the order seen
         for n in sorted(range(lo, hi + 1), key=lambda n: (abs(n - expected), n)):
@@ -557,7 +562,9 @@ def hill_guess(
                     break
             probe[r, c] = n
             try:
-                b = analyzer(probe, mines)
+                if shown is None:
+                    shown = prober(cells, mines, (r, c))
+                b = shown(n)
             except InvalidBoardError:
                 continue
             weight = b.layouts / total

@@ -598,7 +598,11 @@ def analyze(
         ...
     numsweeper.errors.InvalidBoardError: ...
     """
-    counted = _count(visible, mines, trust_flags, max_states)
+    return _probabilities(_count(visible, mines, trust_flags, max_states))
+
+
+def _probabilities(counted: _Count) -> Analysis:
+    """The analysis of a counted position: every cell's probability."""
     rows, cols = counted.cells.shape
     shape, components, frontier, weights, grand, m = (
         counted.shape,
@@ -689,7 +693,6 @@ class _Count(NamedTuple):
 def _count(visible: Any, mines: Any, trust_flags: bool, max_states: int) -> _Count:
     """:func:`analyze` up to the layout count (its checks and errors included)."""
     cells, total = _coerce(visible, mines)
-    cols = cells.shape[1]
     flagged = cells == FLAG
     revealed = cells >= 0
     if trust_flags:
@@ -717,8 +720,23 @@ def _count(visible: Any, mines: Any, trust_flags: bool, max_states: int) -> _Cou
             f"hidden and {int(cells[r, c] - need_grid[r, c])} flagged neighbours"
         )
 
+    need = need_grid.ravel()[shape.con_flat].astype(np.int64).tolist()
+    return _count_needs(cells, unknown, known, m, shape, need, max_states)
+
+
+def _count_needs(
+    cells: NDArray[np.int8],
+    unknown: NDArray[np.bool_],
+    known: NDArray[np.bool_],
+    m: int,
+    shape: _Frontier,
+    need: list[int],
+    max_states: int,
+) -> _Count:
+    """:func:`_count` once the position is checked: ``need[j]`` is the mines
+    number ``j`` still needs (shown minus trusted flags)."""
+    cols = cells.shape[1]
     con_flat = shape.con_flat
-    need = need_grid.ravel()[con_flat].astype(np.int64).tolist()
     u = shape.unconstrained
     exact = True
     if len(shape.front_flat):
@@ -760,6 +778,55 @@ def _frontier_layouts(
     """
     counted = _count(visible, mines, trust_flags, max_states)
     return counted.frontier, counted.shape.unconstrained, counted.mines_left
+
+
+class _Prober:
+    """:func:`analyze` of a position with one hidden cell shown as each number.
+
+    ``prober(n)`` is ``analyze(cells with cell shown as n, mines,
+    max_states=max_states)``: the same floats, the same errors.  What does
+    not depend on ``n`` (the checks of the other numbers, the structure,
+    the needs) is done once, for the look-ahead, which tries several
+    numbers on each cell.
+    """
+
+    def __init__(
+        self,
+        cells: NDArray[np.int8],
+        mines: int,
+        cell: tuple[int, int],
+        max_states: int = MAX_STATES,
+    ) -> None:
+        cells, total = _coerce(cells, mines)
+        self.cells, self.total, self.cell, self.max_states = cells.copy(), total, cell, max_states
+        self.cells[cell] = 0
+        revealed = self.cells >= 0
+        self.unknown = ~revealed
+        self.known = np.zeros_like(revealed)
+        self.shape = shape = _frontier(self.unknown, revealed)
+        need_grid = self.cells.astype(np.int16)
+        # every other number can be met (the cell's own 0 can)
+        self.fine = not (revealed & ((need_grid < 0) | (need_grid > shape.free_grid))).any()
+        self.free = int(shape.free_grid[cell])
+        self.need = need_grid.ravel()[shape.con_flat].astype(np.int64).tolist()
+        # the cell's place among the numbers (none if it has no hidden neighbour)
+        flat = cell[0] * cells.shape[1] + cell[1]
+        at = int(np.searchsorted(shape.con_flat, flat))
+        self.at = at if at < len(shape.con_flat) and shape.con_flat[at] == flat else -1
+
+    def __call__(self, n: int) -> Analysis:
+        cells = self.cells.copy()
+        cells[self.cell] = n
+        if not self.fine or not 0 <= n <= self.free:  # (the error analyze raises)
+            return analyze(cells, self.total, max_states=self.max_states)
+        need = self.need
+        if self.at >= 0:
+            need = need.copy()
+            need[self.at] = n
+        counted = _count_needs(
+            cells, self.unknown, self.known, self.total, self.shape, need, self.max_states
+        )
+        return _probabilities(counted)
 
 
 @dataclass(eq=False)

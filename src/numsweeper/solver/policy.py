@@ -58,6 +58,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -70,7 +71,7 @@ from .._validate import check_first_click
 from ..errors import InvalidBoardError
 from ..game import Game, GameState, Snapshot
 from ._guess import hill_guess
-from .analysis import MAX_STATES, Analysis, _coerce, _kernel, analyze
+from .analysis import MAX_STATES, Analysis, _coerce, _kernel, _Prober, analyze
 
 __all__ = ["Hint", "SolverPolicy", "hint"]
 
@@ -397,13 +398,34 @@ class SolverPolicy:
         a = self._analyzed(cells, mines)
         if a is None:
             a = analyze(cells, mines, max_states=self.max_states)
-            # about 10 bytes per cell per analysis: keep few of a huge board
-            kept = min(_ANALYSES_KEPT, _MEMORY_CELLS // cells.size)
-            with self._lock:
-                self._analyses[self._key(cells, mines)] = a
-                while len(self._analyses) > kept:
-                    self._analyses.popitem(last=False)
+            self._keep(cells, mines, a)
         return a
+
+    def _keep(self, cells: NDArray[np.int8], mines: int, a: Analysis) -> None:
+        """Remember the analysis of a position."""
+        # about 10 bytes per cell per analysis: keep few of a huge board
+        kept = min(_ANALYSES_KEPT, _MEMORY_CELLS // cells.size)
+        with self._lock:
+            self._analyses[self._key(cells, mines)] = a
+            while len(self._analyses) > kept:
+                self._analyses.popitem(last=False)
+
+    def _probe(
+        self, cells: NDArray[np.int8], mines: int, cell: tuple[int, int]
+    ) -> Callable[[int], Analysis]:
+        """:meth:`_analyze` of ``cells`` with ``cell`` shown as each number in turn."""
+        shown = _Prober(cells, mines, cell, self.max_states)
+
+        def analysed(n: int) -> Analysis:
+            probe = cells.copy()
+            probe[cell] = n
+            a = self._analyzed(probe, mines)
+            if a is None:
+                a = shown(n)
+                self._keep(probe, mines, a)
+            return a
+
+        return analysed
 
     def _analyzed(self, cells: NDArray[np.int8], mines: int) -> Analysis | None:
         """The cached analysis of this exact position, if any."""
@@ -476,7 +498,7 @@ class SolverPolicy:
         self, cells: NDArray[np.int8], mines: int, a: Analysis, clickable: NDArray[np.bool_]
     ) -> Hint:
         if self.guess == "hill" and a.unconstrained <= _QUICK_UNCONSTRAINED:
-            rc = hill_guess(cells, mines, a, clickable, self._analyze, self.max_states)
+            rc = hill_guess(cells, mines, a, clickable, self._probe, self.max_states)
             if rc is not None:
                 r, c = rc
                 return Hint(r, c, float(a.probabilities[r, c]), False)
