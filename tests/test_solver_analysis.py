@@ -600,3 +600,55 @@ def test_prober_gives_exactly_what_analyze_gives(engine: str) -> None:
             compared += 1
         np.testing.assert_array_equal(cells, before)  # the position is left as it was
     assert compared > 800 and raised > 1000, (compared, raised)
+
+
+def test_given_mines_count_as_the_flagged_position_does(engine: str) -> None:
+    # The influence factor's counts: some frontier cells given as mines,
+    # counted on the position's own structure with shrunk groups and needs,
+    # must equal the count of the position with those cells flagged and
+    # trusted (None where that has no layout), mine total by mine total.
+    from numsweeper.solver.analysis import _frontier_layouts, _Given
+
+    rng = np.random.default_rng(78)
+    counted = impossible = relaxed = 0
+    for i in range(200):
+        rows, cols, mines = [(5, 6, 8), (9, 9, 10), (16, 16, 40), (16, 30, 99)][i % 4]
+        board = ns.Board.create(rows, cols, mines, ns.RandomPlacement(rng))
+        safe = np.argwhere(~board.mines)
+        for r, c in safe[rng.permutation(len(safe))[: int(rng.integers(1, 40))]].tolist():
+            board.reveal(r, c)
+        cells = np.where(board.revealed, board.counts, H).astype(np.int8)
+        cells[~board.revealed & (rng.random(cells.shape) < 0.05)] = F  # flags: hidden cells
+        revealed = cells >= 0
+        front = np.argwhere(~revealed & (adjacent_counts(revealed) > 0))
+        if not len(front):
+            continue
+        max_states = int(rng.choice([1, ns.solver.MAX_STATES]))
+        given = _Given(cells, mines, max_states)
+        for _ in range(8):
+            k = int(rng.integers(1, min(5, len(front)) + 1))
+            xs = [(r, c) for r, c in front[rng.choice(len(front), k, replace=False)].tolist()]
+            flagged = np.where(cells == F, H, cells).astype(np.int8)
+            flagged[tuple(np.array(xs).T)] = F
+            want: tuple[dict[int, int], int] | None = None
+            with contextlib.suppress(ns.InvalidBoardError):
+                frontier, _, left = _frontier_layouts(
+                    flagged, mines, trust_flags=True, max_states=max_states
+                )
+                want = frontier, left
+            got = given(xs)
+            if max_states == 1 and got != want:
+                # a relaxed count of the flagged position; given's was exact
+                exact = None
+                with contextlib.suppress(ns.InvalidBoardError):
+                    frontier, _, left = _frontier_layouts(flagged, mines, trust_flags=True)
+                    exact = frontier, left
+                assert got == exact
+                relaxed += 1
+                continue
+            assert got == want
+            impossible += got is None
+            counted += got is not None
+    assert counted > 350 and impossible > 200 and relaxed < counted / 10, (counted, impossible)
+    with pytest.raises(ValueError, match=r"\(0, 0\) is not on the frontier"):
+        _Given(np.array([[H, H, H], [H, H, 1]], dtype=np.int8), 1)([(0, 0)])

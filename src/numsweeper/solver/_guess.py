@@ -31,17 +31,16 @@ This follows the guess of David Hill's JavaScript/Java solver
 
 from __future__ import annotations
 
-import contextlib
 import math
 from collections.abc import Callable
 
 import numpy as np
 from numpy.typing import NDArray
 
-from .._constants import FLAG, HIDDEN
+from .._constants import HIDDEN
 from .._kernels import adjacent_counts
 from ..errors import InvalidBoardError
-from .analysis import Analysis, _frontier_layouts
+from .analysis import Analysis, _Given
 
 #: Candidates: cells whose safety is at least this share of the best one's.
 WINDOW = 0.9
@@ -230,7 +229,7 @@ class _Influence:
         self.kind: list[list[int]] = np.where(self.revealed, 0, kind).tolist()
         self.on_front: list[list[bool]] = self.front.tolist()
         self.max_states = max_states
-        self.base = np.where(cells == FLAG, HIDDEN, cells).astype(np.int8)
+        self.given: _Given | None = None  # (made on first use)
         self.counts: dict[tuple[frozenset[Cell], int], float] = {}
         self.dists: dict[frozenset[Cell], _Dist | None] = {}
 
@@ -243,18 +242,13 @@ class _Influence:
         if not xf:
             layouts = self.a.frontier_mines, self.a.mines_left
         elif self._fits(xf):
-            flagged = self.base.copy()
-            for x in xf:
-                flagged[x] = FLAG
-            with contextlib.suppress(InvalidBoardError):  # no layout has xf all mines
-                frontier, _, m = _frontier_layouts(
-                    flagged, self.mines, trust_flags=True, max_states=self.max_states
-                )
-                layouts = frontier, m
+            if self.given is None:
+                self.given = _Given(self.cells, self.mines, self.max_states)
+            layouts = self.given(xf)
         d = None
         if layouts is not None:
             (frontier, m), u, total = layouts, self.a.unconstrained, self.a.layouts
-            ks = [k for k in frontier if 0 <= m - k <= u]
+            ks = [k for k in sorted(frontier) if 0 <= m - k <= u]
             share = [frontier[k] * math.comb(u, m - k) / total for k in ks]
             d = np.array(ks, dtype=np.float64), np.array(share, dtype=np.float64), m
         self.dists[xf] = d

@@ -23,13 +23,15 @@ float division happens at the very end and is correctly rounded.
 
 from __future__ import annotations
 
+import bisect
+import dataclasses
 import functools
 import itertools
 import math
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from functools import cached_property
 from operator import itemgetter, mul
@@ -827,6 +829,90 @@ class _Prober:
             cells, self.unknown, self.known, self.total, self.shape, need, self.max_states
         )
         return _probabilities(counted)
+
+
+class _Given:
+    """Layouts of a position given that some frontier cells are mines.
+
+    ``given(cells)`` is what :func:`_frontier_layouts` gives for the
+    position with those cells flagged and trusted (flags elsewhere count as
+    hidden cells): the frontier's layouts by mine total, and the mines left;
+    None where no layout has them all mines.  It is counted on the
+    position's own structure, each group shrunk by the given cells in it
+    and each number's need by those next to it, so no structure is built:
+    the guess's influence factor asks this of many small sets.
+    """
+
+    def __init__(self, cells: NDArray[np.int8], mines: int, max_states: int = MAX_STATES) -> None:
+        cells, total = _coerce(cells, mines)
+        self.cells = np.where(cells == FLAG, HIDDEN, cells).astype(np.int8)
+        self.total, self.max_states = total, max_states
+        revealed = self.cells >= 0
+        self.shape = shape = _frontier(~revealed, revealed)
+        self.need = self.cells.ravel()[shape.con_flat].astype(np.int64).tolist()
+        self.front = shape.front_flat.tolist()
+        self.group_of = shape.group_of.tolist()
+        self.group_cons = shape.group_cons
+        self.part_of = {g: part for part in shape.parts for g in part.groups}
+
+    def __call__(self, given: Collection[tuple[int, int]]) -> tuple[Poly, int] | None:
+        shape, cols = self.shape, self.cells.shape[1]
+        m = self.total - len(given)
+        sizes = list(shape.sizes)
+        need = list(self.need)
+        shrunk: set[int] = set()
+        for r, c in given:
+            i = bisect.bisect_left(self.front, r * cols + c)
+            if i == len(self.front) or self.front[i] != r * cols + c:
+                raise ValueError(f"cell ({r}, {c}) is not on the frontier")
+            g = self.group_of[i]
+            sizes[g] -= 1
+            shrunk.add(g)
+            for j in self.group_cons[g]:
+                need[j] -= 1
+        if m < 0 or min(need, default=0) < 0:
+            return None  # more mines than there are, or than a number shows
+        # (a shrunk part's key: its own, and its groups' new sizes)
+        parts = [
+            _Part(
+                p.groups,
+                p.cons,
+                p.canon,
+                (p.shape_key, tuple([sizes[g] for g in p.canon])),
+                p.order,
+            )
+            if not shrunk.isdisjoint(p.groups)
+            else p
+            for p in shape.parts
+        ]
+        csr = None if shape.csr is None else (np.array(sizes, dtype=np.int64), *shape.csr[1:])
+        try:
+            components, exact = _solve_frontier(
+                dataclasses.replace(shape, sizes=sizes, parts=parts, csr=csr),
+                need,
+                cols,
+                self.max_states,
+            )
+        except InvalidBoardError:
+            return None
+        if not exact:  # a relaxed count: count it as the flagged position would be
+            flagged = self.cells.copy()
+            for x in given:
+                flagged[x] = FLAG
+            try:
+                counted = _frontier_layouts(
+                    flagged, self.total, trust_flags=True, max_states=self.max_states
+                )
+            except InvalidBoardError:
+                return None
+            return counted[0], counted[2]
+        product: Poly = {0: 1}
+        for comp in components:
+            product = _convolve(product, comp.polynomial)
+        u = shape.unconstrained
+        if not any(0 <= m - k <= u for k in product):
+            return None  # the mines left do not fit off the frontier
+        return product, m
 
 
 @dataclass(eq=False)
