@@ -16,7 +16,8 @@ returns, so results and moves are the same with or without numba:
 - :func:`local_rules_stack`: ``policy.local_rules``;
 - :func:`endgame_layouts` and :func:`endgame_wins`: the endgame search's
   layout listing and win counts (``policy._layouts`` and
-  ``policy._endgame_wins``).
+  ``policy._endgame_wins``);
+- :func:`outlook`: the guess's look-ahead outlook (``_guess.outlook``).
 
 The component count runs the same dynamic programme as the pure-Python one
 (a forward count of partial layouts, cut by cut, then a backward sweep over
@@ -1351,3 +1352,98 @@ def endgame_layouts(
             k += 1
             entering = True
     return out[:found], True
+
+
+@njit(cache=True)
+def outlook(
+    probe: np.ndarray, q: np.ndarray, off_at: int
+) -> tuple[float, float, bool]:  # pragma: no cover - compiled
+    """``_guess.outlook``: the two best living safeties after a click, and
+    whether a living cell is certainly safe.
+
+    ``probe`` is the ``(rows, cols)`` int8 visible state after the click and
+    ``q`` its mine probabilities.  The same rule on the same bordered byte
+    grid (1 undecided, 2 revealed), the hidden cells taken in the same
+    order (by probability, then row-major: a stable sort), so the same
+    floats come out.
+    """
+    rows, cols = probe.shape
+    width = cols + 2
+    kind = np.zeros((rows + 2) * width, dtype=np.uint8)
+    n_hidden = 0
+    for r in range(rows):
+        for c in range(cols):
+            v = probe[r, c]
+            if v >= 0:
+                kind[(r + 1) * width + c + 1] = 2
+            elif 0.0 < q[r, c] < 1.0:
+                kind[(r + 1) * width + c + 1] = 1
+            if v == -1:  # HIDDEN: clickable (a flag is hidden, not clickable)
+                n_hidden += 1
+    flat = np.empty(n_hidden, dtype=np.int64)
+    qf = np.empty(n_hidden, dtype=np.float64)
+    j = 0
+    for r in range(rows):
+        for c in range(cols):
+            if probe[r, c] == -1:
+                flat[j] = r * cols + c
+                qf[j] = q[r, c]
+                j += 1
+    # the neighbour offsets in increasing order; with the cell's own, 0
+    around = np.array(
+        [-width - 1, -width, -width + 1, -1, 1, width - 1, width, width + 1], dtype=np.int64
+    )
+    with_own = np.array(
+        [-width - 1, -width, -width + 1, -1, 0, 1, width - 1, width, width + 1], dtype=np.int64
+    )
+    own = np.empty(8, dtype=np.int64)
+    theirs = np.empty(9, dtype=np.int64)
+    found = np.zeros(6, dtype=np.float64)  # the safeties found, then 0, 0, floor, floor
+    n_found = 0
+    live_safe = False
+    for jj in np.argsort(qf, kind="mergesort"):  # stable
+        qi = qf[jj]
+        if qi < 1.0:
+            r, c = flat[jj] // cols, flat[jj] % cols
+            i = (r + 1) * width + c + 1
+            n_own = 0
+            for o in around:
+                if kind[i + o] & 1:
+                    own[n_own] = i + o
+                    n_own += 1
+            if n_own == 0:
+                continue  # no undecided neighbour
+            # a number with the same undecided neighbours touches all of them,
+            # so it is next to the first of them (own is in increasing order)
+            dead = False
+            for o in around:
+                v = own[0] + o
+                if not kind[v] & 2:
+                    continue
+                n_theirs = 0
+                for p in with_own:
+                    if kind[v + p] & 1:
+                        theirs[n_theirs] = v + p
+                        n_theirs += 1
+                if n_theirs == n_own:
+                    same = True
+                    for k in range(n_own):
+                        if theirs[k] != own[k]:
+                            same = False
+                            break
+                    if same:
+                        dead = True
+                        break
+            if dead:
+                continue
+        if n_found == 0 and qi == 0.0:
+            live_safe = True
+        found[n_found] = 1.0 - qi
+        n_found += 1
+        if n_found == 2:
+            break
+    floor = 1.0 - q.ravel()[off_at] if off_at >= 0 else 0.0
+    found[4] = floor
+    found[5] = floor
+    best = np.sort(found)
+    return best[5], best[4], live_safe

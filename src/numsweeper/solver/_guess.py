@@ -40,7 +40,7 @@ from numpy.typing import NDArray
 from .._constants import HIDDEN
 from .._kernels import adjacent_counts
 from ..errors import InvalidBoardError
-from .analysis import Analysis, _Given
+from .analysis import Analysis, _Given, _kernel
 
 #: Candidates: cells whose safety is at least this share of the best one's.
 WINDOW = 0.9
@@ -166,8 +166,13 @@ def outlook(
     Notes
     -----
     Only as many cells as needed are tested for death, safest first, by
-    :func:`dead_cells`' rule on a bordered byte copy of the board.
+    :func:`dead_cells`' rule on a bordered byte copy of the board.  With
+    numba installed the same steps run compiled (the same floats).
     """
+    kernel = _kernel()
+    if kernel is not None:
+        s1, s2, live_safe = kernel.outlook(probe, q, off_at)
+        return s1, s2, live_safe
     rows, cols = probe.shape
     hidden = probe < 0
     # one byte per cell, with a border: 1 undecided, 2 revealed
