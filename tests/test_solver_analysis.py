@@ -652,3 +652,22 @@ def test_given_mines_count_as_the_flagged_position_does(engine: str) -> None:
     assert counted > 350 and impossible > 200 and relaxed < counted / 10, (counted, impossible)
     with pytest.raises(ValueError, match=r"\(0, 0\) is not on the frontier"):
         _Given(np.array([[H, H, H], [H, H, 1]], dtype=np.int8), 1)([(0, 0)])
+
+
+def test_layouts_is_the_plain_binomial_sum() -> None:
+    # Analysis.layouts is computed with one binomial; it must be the plain
+    # sum over frontier totals K of count_K * C(U, M - K), for any counts.
+    from numsweeper.solver.analysis import Analysis
+
+    rng = np.random.default_rng(5)
+    nonzero = 0
+    for _ in range(3000):
+        totals = rng.choice(60, int(rng.integers(1, 12)), replace=False)
+        frontier = {int(k): int(rng.integers(1, 10**12)) for k in totals}
+        u, m = int(rng.integers(0, 500)), int(rng.integers(0, 200))
+        empty = np.zeros((1, 1), dtype=bool)
+        a = Analysis(np.zeros((1, 1)), empty, empty, True, frontier, u, m)
+        want = sum(c * math.comb(u, m - k) for k, c in frontier.items() if 0 <= m - k <= u)
+        assert a.layouts == want
+        nonzero += want > 0
+    assert nonzero > 2000

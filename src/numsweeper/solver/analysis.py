@@ -139,11 +139,14 @@ class Analysis:
         millions of digits.
         """
         u, m = self.unconstrained, self.mines_left
-        return sum(
-            count * math.comb(u, m - k)
-            for k, count in self.frontier_mines.items()
-            if 0 <= m - k <= u
-        )
+        # sum_K count_K C(u, m - K), with one binomial: the weights are
+        # C(u, m - K) * R / C(u, n0) (see _binomial_weights), exactly
+        weights = _binomial_weights(u, m, list(self.frontier_mines))
+        if not weights:
+            return 0
+        n0, n1 = m - max(weights), m - min(weights)
+        scaled = sum(self.frontier_mines[k] * w for k, w in weights.items())
+        return scaled * math.comb(u, n0) // math.prod(range(n0 + 1, n1 + 1))
 
 
 def _coerce(visible: Any, mines: Any) -> tuple[NDArray[np.int8], int]:
