@@ -5,7 +5,9 @@ expert positions beside a plain-Python backtracking counter, the batched local
 rules beside a cell-by-cell loop, and whole expert games.
 
 ``python benchmarks/bench_solver.py --positions`` prints the median/p99 of
-``analyze`` over seeded expert positions and the policy's time split.
+``analyze`` over seeded expert positions and the policy's time split;
+``python benchmarks/bench_solver.py expert safe --throughput --workers 2``
+times 1,000 games of the policy in ``ns.simulate`` on both cores.
 
 Run as a script with a preset it measures SolverPolicy win rates,
 reproducibly, in fixed seeded chunks.  Each chunk plays ``chunk`` games in
@@ -782,6 +784,34 @@ def _engine_clock() -> Iterator[dict[str, float]]:
         policy.analyze, analysis._count_component, analysis._count_compiled = saved
 
 
+def throughput(preset: str, rule: str, games: int, workers: int, guess: str) -> float:
+    """Time ``games`` solver games in ``ns.simulate`` (workers started
+    and kernels loaded included) and print the rate; return games/s.
+
+    The same games as ``numsweeper simulate --policy solver --chunk-size 50
+    --seed 20261130``, whose own figure also counts interpreter start-up.
+    """
+    rows, cols, mines = ns.PRESETS[preset]
+    start = time.perf_counter()
+    result = ns.simulate(
+        games,
+        rows,
+        cols,
+        mines,
+        policy=SolverPolicy(rule, guess=guess),
+        first_click=rule,
+        seed=20261130,
+        workers=workers,
+        chunk_size=50,
+    )
+    rate = games / (time.perf_counter() - start)
+    print(
+        f"{preset} {rule!r} guess={guess!r}, {workers} worker(s): {rate:.1f} games/s, "
+        f"{result.wins} of {games} won"
+    )
+    return rate
+
+
 def summary(path: Path) -> None:
     """Print one Markdown row per (preset, rule) from a results file."""
     cells: dict[tuple[str, str, int], list[dict[str, Any]]] = {}
@@ -816,9 +846,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--pure-python", action="store_true", help="with --positions: count without numba"
     )
+    parser.add_argument(
+        "--throughput",
+        action="store_true",
+        help="time ns.simulate with the solver policy (preset and rule; --games, --workers, "
+        "--guess; seed 20261130, chunks of 50) and print games/s",
+    )
+    parser.add_argument("--guess", choices=["hill", "lookahead"], default="hill")
     args = parser.parse_args(argv)
     if args.positions:
         position_stats(args.positions, "pure Python" if args.pure_python else "default")
+        return 0
+    if args.throughput:
+        if args.preset is None or args.rule is None:
+            parser.error("preset and rule are required")
+        throughput(args.preset, args.rule, args.games, args.workers, args.guess)
         return 0
     if args.summary:
         summary(args.out)
