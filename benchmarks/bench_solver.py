@@ -751,7 +751,7 @@ def _position_stats(games: int) -> None:
         f"{games / rec['cpu']:.2f} games/cpu-s; split: {split}; moves: {rec['counts']}"
     )
     print(
-        f"of the games' wall time ({rec['wall']:.1f}s): analyze {clock['analyze']:.1f}s "
+        f"of the games' wall time ({rec['wall']:.1f}s): the exact engine {clock['analyze']:.1f}s "
         f"({100 * clock['analyze'] / rec['wall']:.0f}%), of which DP counting "
         f"{clock['count']:.1f}s ({100 * clock['count'] / rec['wall']:.0f}%)"
     )
@@ -759,11 +759,23 @@ def _position_stats(games: int) -> None:
 
 @contextlib.contextmanager
 def _engine_clock() -> Iterator[dict[str, float]]:
-    """Wall seconds spent in ``analyze`` and in its DP counting, while active."""
+    """Wall seconds spent in the exact engine and in its DP counting, while active.
+
+    The engine: the policy's analyses, the look-ahead's probes
+    (``_Prober``) and the influence factor's counts (``_Given``).
+    """
     from numsweeper.solver import analysis, policy
 
     clock = {"analyze": 0.0, "count": 0.0}
-    saved = policy.analyze, analysis._count_component, analysis._count_compiled
+    patched = [
+        (policy, "analyze", "analyze"),
+        (analysis._Prober, "__init__", "analyze"),
+        (analysis._Prober, "__call__", "analyze"),
+        (analysis._Given, "__call__", "analyze"),
+        (analysis, "_count_component", "count"),
+        (analysis, "_count_compiled", "count"),
+    ]
+    saved = [getattr(owner, name) for owner, name, _ in patched]
 
     def timed(name: str, func: Callable[..., Any]) -> Callable[..., Any]:
         def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -775,13 +787,13 @@ def _engine_clock() -> Iterator[dict[str, float]]:
 
         return wrapper
 
-    policy.analyze = timed("analyze", saved[0])  # type: ignore[assignment]
-    analysis._count_component = timed("count", saved[1])  # type: ignore[assignment]
-    analysis._count_compiled = timed("count", saved[2])  # type: ignore[assignment]
+    for (owner, name, label), func in zip(patched, saved, strict=True):
+        setattr(owner, name, timed(label, func))
     try:
         yield clock
     finally:
-        policy.analyze, analysis._count_component, analysis._count_compiled = saved
+        for (owner, name, _), func in zip(patched, saved, strict=True):
+            setattr(owner, name, func)
 
 
 def throughput(preset: str, rule: str, games: int, workers: int, guess: str) -> float:
