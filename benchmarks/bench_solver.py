@@ -864,7 +864,12 @@ def main(argv: list[str] | None = None) -> int:
         help="time ns.simulate with the solver policy (preset and rule; --games, --workers, "
         "--guess; seed 20261130, chunks of 50) and print games/s",
     )
-    parser.add_argument("--guess", choices=["hill", "lookahead"], default="hill")
+    parser.add_argument(
+        "--guess",
+        choices=["hill", "lookahead"],
+        default="hill",
+        help="with --throughput: the policy's guess",
+    )
     args = parser.parse_args(argv)
     if args.positions:
         position_stats(args.positions, "pure Python" if args.pure_python else "default")

@@ -6,6 +6,7 @@ import contextlib
 import itertools
 import math
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 import pytest
@@ -555,6 +556,7 @@ def test_prober_gives_exactly_what_analyze_gives(engine: str) -> None:
     # _Prober, which does the number-independent work once: every number,
     # valid or not, must give analyze's floats bit for bit (or its error,
     # word for word), relaxed counts included.
+    from numsweeper.solver import analysis
     from numsweeper.solver.analysis import _Prober
 
     rng = np.random.default_rng(77)
@@ -575,18 +577,31 @@ def test_prober_gives_exactly_what_analyze_gives(engine: str) -> None:
         before = cells.copy()
         max_states = int(rng.choice([3, ns.solver.MAX_STATES]))
         prober = _Prober(cells, mines, (r, c), max_states)
+        # half the time the prober counts first, from an empty cache
+        first = bool(i % 2)
+        analysis._CACHE.clear()
         for n in range(9):
             probe = cells.copy()
             probe[r, c] = n
+            early: Any = None
+            if first:
+                try:
+                    early = prober(n)
+                except ns.InvalidBoardError as exc:
+                    early = exc
             try:
                 want = analyze(probe, mines, max_states=max_states)
             except ns.InvalidBoardError as exc:
-                with pytest.raises(ns.InvalidBoardError) as got:
-                    prober(n)
-                assert str(got.value) == str(exc)
+                if first:
+                    assert isinstance(early, ns.InvalidBoardError)
+                    assert str(early) == str(exc)
+                else:
+                    with pytest.raises(ns.InvalidBoardError) as got:
+                        prober(n)
+                    assert str(got.value) == str(exc)
                 raised += 1
                 continue
-            a = prober(n)
+            a = prober(n) if not first else early
             np.testing.assert_array_equal(a.probabilities, want.probabilities)  # NaN = NaN
             assert a.probabilities.tobytes() == want.probabilities.tobytes()
             np.testing.assert_array_equal(a.safe, want.safe)
@@ -607,8 +622,10 @@ def test_given_mines_count_as_the_flagged_position_does(engine: str) -> None:
     # counted on the position's own structure with shrunk groups and needs,
     # must equal the count of the position with those cells flagged and
     # trusted (None where that has no layout), mine total by mine total.
+    from numsweeper.solver import analysis
     from numsweeper.solver.analysis import _frontier_layouts, _Given
 
+    analysis._CACHE.clear()  # counts of this engine's own
     rng = np.random.default_rng(78)
     counted = impossible = relaxed = 0
     for i in range(200):
@@ -650,8 +667,11 @@ def test_given_mines_count_as_the_flagged_position_does(engine: str) -> None:
             impossible += got is None
             counted += got is not None
     assert counted > 350 and impossible > 200 and relaxed < counted / 10, (counted, impossible)
+    corner = _Given(np.array([[H, H, H], [H, H, 1]], dtype=np.int8), 1)
     with pytest.raises(ValueError, match=r"\(0, 0\) is not on the frontier"):
-        _Given(np.array([[H, H, H], [H, H, 1]], dtype=np.int8), 1)([(0, 0)])
+        corner([(0, 0)])
+    with pytest.raises(ValueError, match="repeat"):
+        corner([(1, 1), (1, 1)])
 
 
 def test_layouts_is_the_plain_binomial_sum() -> None:

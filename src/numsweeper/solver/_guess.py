@@ -214,9 +214,13 @@ class _Influence:
     """Hill's 50/50 influence of each click in one position.
 
     Counts are shares of the position's layouts, as floats.  A set of cells
-    is split into its frontier part, conditioned on by one analysis with
-    those cells flagged (cached), and its off-frontier part, counted in
-    closed form over the frontier's mine totals.
+    is split into its frontier part, whose layouts by mine total are counted
+    given those cells are mines (``analysis._Given``, on the position's own
+    structure; cached per set), and its off-frontier part, counted in
+    closed form over the frontier's mine totals.  The totals are summed in
+    increasing order, so the floats do not depend on the order in which a
+    count lists them (the compiled and the pure-Python counts list them
+    differently).
     """
 
     def __init__(self, cells: NDArray[np.int8], mines: int, a: Analysis, max_states: int) -> None:

@@ -98,6 +98,12 @@ class Analysis:
     mines_left : int
         Mines among the hidden cells (``M``): the mine count minus trusted flags.
 
+    Notes
+    -----
+    Made by :func:`analyze`; the constructor is not part of the API (since
+    ``safe`` and ``mines`` are listed on first access, it takes boolean
+    masks of them).
+
     Examples
     --------
     >>> import numpy as np
@@ -139,8 +145,10 @@ class Analysis:
         millions of digits.
         """
         u, m = self.unconstrained, self.mines_left
-        # sum_K count_K C(u, m - K), with one binomial: the weights are
-        # C(u, m - K) * R / C(u, n0) (see _binomial_weights), exactly
+        # sum_K count_K C(u, m - K) with one binomial: the weights are
+        # C(u, m - K) * R / C(u, n0) exactly, where n0 and n1 are the least
+        # and most mines off the frontier and R = (n0 + 1) ... n1 (see
+        # _binomial_weights)
         weights = _binomial_weights(u, m, list(self.frontier_mines))
         if not weights:
             return 0
@@ -838,12 +846,19 @@ class _Given:
     """Layouts of a position given that some frontier cells are mines.
 
     ``given(cells)`` is what :func:`_frontier_layouts` gives for the
-    position with those cells flagged and trusted (flags elsewhere count as
-    hidden cells): the frontier's layouts by mine total, and the mines left;
-    None where no layout has them all mines.  It is counted on the
-    position's own structure, each group shrunk by the given cells in it
-    and each number's need by those next to it, so no structure is built:
-    the guess's influence factor asks this of many small sets.
+    position with those (distinct) cells flagged and trusted (flags
+    elsewhere count as hidden cells): the frontier's layouts by mine total,
+    and the mines left; None where no layout has them all mines.  It is
+    counted on the position's own structure, each group shrunk by the given
+    cells in it and each number's need by those next to it, so no structure
+    is built: the guess's influence factor asks this of many small sets.
+
+    The counts are the same integers while both are exact.  Where the
+    ``max_states`` guard binds the two can differ: a count relaxed here is
+    redone as the flagged position's (the same answer), but the flagged
+    position's own order may relax where this one counts exactly, and this
+    one then gives the exact count.  (With the default guard no count of
+    600 expert games was relaxed.)
     """
 
     def __init__(self, cells: NDArray[np.int8], mines: int, max_states: int = MAX_STATES) -> None:
@@ -856,10 +871,11 @@ class _Given:
         self.front = shape.front_flat.tolist()
         self.group_of = shape.group_of.tolist()
         self.group_cons = shape.group_cons
-        self.part_of = {g: part for part in shape.parts for g in part.groups}
 
     def __call__(self, given: Collection[tuple[int, int]]) -> tuple[Poly, int] | None:
         shape, cols = self.shape, self.cells.shape[1]
+        if len(set(given)) != len(given):
+            raise ValueError(f"the given cells repeat: {sorted(given)}")
         m = self.total - len(given)
         sizes = list(shape.sizes)
         need = list(self.need)

@@ -414,14 +414,16 @@ class SolverPolicy:
         self, cells: NDArray[np.int8], mines: int, cell: tuple[int, int]
     ) -> Callable[[int], Analysis]:
         """:meth:`_analyze` of ``cells`` with ``cell`` shown as each number in turn."""
-        shown = _Prober(cells, mines, cell, self.max_states)
+        shown: list[_Prober] = []  # made on the first number not in the cache
 
         def analysed(n: int) -> Analysis:
             probe = cells.copy()
             probe[cell] = n
             a = self._analyzed(probe, mines)
             if a is None:
-                a = shown(n)
+                if not shown:
+                    shown.append(_Prober(cells, mines, cell, self.max_states))
+                a = shown[0](n)
                 self._keep(probe, mines, a)
             return a
 
