@@ -771,6 +771,7 @@ def _engine_clock() -> Iterator[dict[str, float]]:
         (policy, "analyze", "analyze"),
         (analysis._Prober, "__init__", "analyze"),
         (analysis._Prober, "__call__", "analyze"),
+        (analysis._Given, "__init__", "analyze"),
         (analysis._Given, "__call__", "analyze"),
         (analysis, "_count_component", "count"),
         (analysis, "_count_compiled", "count"),

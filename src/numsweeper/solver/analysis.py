@@ -882,7 +882,8 @@ class _Given:
         shrunk: set[int] = set()
         for r, c in given:
             i = bisect.bisect_left(self.front, r * cols + c)
-            if i == len(self.front) or self.front[i] != r * cols + c:
+            on_board = 0 <= r < self.cells.shape[0] and 0 <= c < cols
+            if not on_board or i == len(self.front) or self.front[i] != r * cols + c:
                 raise ValueError(f"cell ({r}, {c}) is not on the frontier")
             g = self.group_of[i]
             sizes[g] -= 1
