@@ -873,6 +873,7 @@ class _Given:
         self.group_cons = shape.group_cons
 
     def __call__(self, given: Collection[tuple[int, int]]) -> tuple[Poly, int] | None:
+        given = [(int(r), int(c)) for r, c in given]
         shape, cols = self.shape, self.cells.shape[1]
         if len(set(given)) != len(given):
             raise ValueError(f"the given cells repeat: {sorted(given)}")

@@ -223,11 +223,10 @@ class SolverPolicy:
     guess : {'hill', 'lookahead'}, default 'hill'
         How to choose among uncertain cells (see the module notes):
         ``'hill'`` wins more (on expert about 0.3 points more), the older
-        ``'lookahead'`` plays expert games faster (1.1-1.3 times; on larger
-        boards Hill's window can hold many more cells, yet whole games of
-        100 x 100 to 300 x 300 played faster with ``'hill'``).  Positions
-        with more than 20,000 untouched hidden cells take the likeliest
-        cell at once under either.
+        ``'lookahead'`` plays expert games faster (1.1-1.3 times; whole
+        games of 50 x 50 to 200 x 200 took about the same time with
+        either).  Positions with more than 20,000 untouched hidden cells
+        take the likeliest cell at once under either.
 
     Attributes
     ----------
