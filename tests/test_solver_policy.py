@@ -108,6 +108,65 @@ def test_first_clicks() -> None:
         SolverPolicy("corner")
 
 
+def test_start_overrides_the_opening_click_only() -> None:
+    rng = np.random.default_rng(0)
+    fresh = np.full((2, 9, 9), H, dtype=np.int8)
+    for rule in (None, "safe", "opening"):
+        policy = SolverPolicy(rule, start=(4, np.int64(7)))
+        assert policy(fresh, [10, 10], rng).tolist() == [[4, 7], [4, 7]]
+        assert policy.counts["first"] == 2
+    # after the first click the start plays no part: same moves as without it
+    for seed in range(3):
+        game = ns.Game.from_preset("beginner", seed=seed, first_click="safe")
+        game.reveal(4, 7)
+        with_start, without = SolverPolicy("safe", start=(4, 7)), SolverPolicy("safe")
+        while game.state is ns.GameState.IN_PROGRESS:
+            snap = game.snapshot()
+            move = with_start(snap.cells[None], [snap.mines_left], rng)
+            assert move.tolist() == without(snap.cells[None], [snap.mines_left], rng).tolist()
+            game.reveal(*(int(v) for v in move[0]))
+    # in a game under the 'safe' rule that click is safe, so it is revealed
+    game = ns.Game.from_preset("beginner", seed=5, first_click="safe")
+    (move,) = SolverPolicy("safe", start=(8, 3))(game.snapshot().cells[None], [10], rng)
+    game.reveal(*(int(v) for v in move))
+    assert game.snapshot().cells[8, 3] >= 0 and game.snapshot().cells[0, 0] == H
+    policy = SolverPolicy("opening", start=(1, 2))
+    assert repr(policy) == "SolverPolicy(first_click='opening', start=(1, 2))"
+    assert repr(SolverPolicy("safe")) == "SolverPolicy(first_click='safe')"
+
+
+def test_a_bad_start_is_refused_and_names_the_value() -> None:
+    with pytest.raises(ns.OutOfBoundsError, match=r"start \(-1, 0\) is off every board"):
+        SolverPolicy("safe", start=(-1, 0))
+    with pytest.raises(ns.OutOfBoundsError, match=r"start \(0, -2\)"):
+        SolverPolicy("safe", start=(0, -2))
+    for bad in ((1,), (1, 2, 3), "ab", 5):
+        with pytest.raises(ValueError, match=r"start must be a \(row, col\) pair, got"):
+            SolverPolicy("safe", start=bad)  # type: ignore[arg-type]
+    for bad in ((1.0, 2), (True, 1), (1, None)):
+        with pytest.raises(TypeError, match=r"start (row|col) must be an integer"):
+            SolverPolicy("safe", start=bad)  # type: ignore[arg-type]
+    # off this board: raised at the first move, and nothing is played
+    policy = SolverPolicy("safe", start=(9, 0))
+    fresh = np.full((1, 9, 9), H, dtype=np.int8)
+    with pytest.raises(ns.OutOfBoundsError, match=r"start \(9, 0\) is off the 9x9 board"):
+        policy(fresh, [10], None)
+    assert policy.counts["first"] == 0
+    # ... but a start that fits plays on a bigger board
+    assert policy(np.full((1, 16, 16), H, dtype=np.int8), [40], None).tolist() == [[9, 0]]
+
+
+def test_a_policy_pickled_before_start_opens_as_it_did() -> None:
+    import pickle
+
+    old = SolverPolicy("opening")
+    del old.start  # as such a policy was
+    clone = pickle.loads(pickle.dumps(old))
+    assert clone.start is None
+    fresh = np.full((1, 16, 30), H, dtype=np.int8)
+    assert clone(fresh, [99], None).tolist() == [[3, 3]]
+
+
 def test_moves_are_legal_and_depend_only_on_the_visible_state() -> None:
     rng = np.random.default_rng(5)
     policy = SolverPolicy("safe")
