@@ -131,10 +131,16 @@ def test_ctrl_c_prints_what_was_done(
     assert field(out, "boards") == "40 of 100 (interrupted)"
 
 
-@pytest.mark.parametrize("command", [[], ["simulate"], ["stats"]])
+@pytest.mark.parametrize("command", [[], ["simulate"], ["stats"], ["play"]])
 def test_help_everywhere(capsys: pytest.CaptureFixture[str], command: list[str]) -> None:
     code, out, _ = run(capsys, *command, "--help")
     assert code == 0 and out.startswith("usage: numsweeper")
+    assert "%%" not in out  # descriptions are printed as written, not %-formatted
+
+
+def test_simulate_help_names_the_interval(capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = run(capsys, "simulate", "--help")
+    assert "95% Wilson interval" in " ".join(out.split())
 
 
 @pytest.mark.parametrize(

@@ -125,7 +125,7 @@ def _add_simulate(subparsers: Any) -> None:
         "simulate",
         help="play many games with a policy and summarise them",
         description="Play many games with a policy, in reproducible chunks, and print a "
-        "summary: games, win rate with its 95%% Wilson interval, mean 3BV, games per "
+        "summary: games, win rate with its 95% Wilson interval, mean 3BV, games per "
         "second and the seed that repeats the run.",
     )
     parser.add_argument("--games", type=_non_negative, default=10_000, help="default: 10000")
