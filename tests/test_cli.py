@@ -105,10 +105,20 @@ def test_stats_match_the_boards_they_stream(capsys: pytest.CaptureFixture[str]) 
     assert sum(counts) == 700 and max(len(line) for line in bars) < 80
 
 
+def _table(out: str) -> list[str]:
+    return out.split("\n\n", 1)[1].splitlines()
+
+
 def test_stats_without_a_rule_and_seed(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "stats", "--preset", "beginner", "--boards", "50")
-    assert code == 0 and field(out, "seed") == "fresh"
-    assert field(out, "board") == "9x9, 10 mines, first click None"
+    assert code == 0 and field(out, "board") == "9x9, 10 mines, first click None"
+    # the fresh seed is printed, with the chunk size, and repeats the run
+    seed, chunks = field(out, "seed").split(" (chunks of ")
+    assert chunks == f"{ns.batch.DEFAULT_CHUNK_SIZE:,})"
+    again = run(capsys, "stats", "--preset", "beginner", "--boards", "50", "--seed", seed)[1]
+    assert _table(again) == _table(out)
+    other = run(capsys, "stats", "--preset", "beginner", "--boards", "50")[1]
+    assert field(other, "seed") != field(out, "seed")
 
 
 def test_ctrl_c_prints_what_was_done(
@@ -143,13 +153,45 @@ def test_simulate_help_names_the_interval(capsys: pytest.CaptureFixture[str]) ->
     assert "95% Wilson interval" in " ".join(out.split())
 
 
+def test_a_bad_out_path_is_refused_before_any_game(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    played = []
+    monkeypatch.setattr(cli, "simulate", lambda *a, **k: played.append(1))
+    code, out, err = run(capsys, "simulate", "--out", str(tmp_path / "missing" / "x.csv"))
+    assert code == 2 and out == "" and "no directory" in err and not played
+    code, _, err = run(capsys, "simulate", "--out", str(tmp_path))
+    assert code == 2 and "is a directory" in err and not played
+    # a directory we may not write to (faked: the tests may run as root)
+    monkeypatch.setattr(cli.os, "access", lambda path, mode: Path(path) != tmp_path)
+    code, _, err = run(capsys, "simulate", "--out", str(tmp_path / "x.csv"))
+    assert code == 2 and "is not writable" in err and not played
+
+
+def test_an_out_path_that_fails_late_keeps_the_summary(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    def fail(self: Any, path: Any) -> None:
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(ns.SimulationResult, "to_csv", fail)
+    out_path = str(tmp_path / "x.csv")
+    code, out, err = run(capsys, "simulate", "--games", "5", "--seed", "1", "--out", out_path)
+    assert code == 2 and field(out, "games") == "5"
+    assert err == f"numsweeper simulate: error: --out {out_path!r}: Permission denied\n"
+
+
 @pytest.mark.parametrize(
     ("argv", "reason"),
     [
         ([], "the following arguments are required: COMMAND"),
         (["play-well"], "invalid choice: 'play-well'"),
         (["simulate", "--games", "x"], "argument --games: invalid integer 'x'"),
-        (["simulate", "--games", "-3"], "argument --games: must be >= 0, got -3"),
+        (["simulate", "--games", "-3"], "argument --games: must be >= 1, got -3"),
+        (["simulate", "--games", "0"], "argument --games: must be >= 1, got 0"),
+        (["simulate", "--out", "/no/such/dir/runs.csv"], "--out '/no/such/dir/runs.csv': no "
+         "directory '/no/such/dir'"),
+        (["simulate", "--out", "."], "--out '.' is a directory"),
         (["simulate", "--workers", "0"], "argument --workers: must be >= 1, got 0"),
         (["simulate", "--preset", "huge"], "argument --preset: invalid choice: 'huge'"),
         (["simulate", "--rows", "5"], "--rows, --cols and --mines must be given together"),
@@ -216,7 +258,7 @@ def test_registered_subcommand_modules(
 def test_python_dash_m(tmp_path: Path) -> None:
     src = Path(cli.__file__).parents[1]
     done = subprocess.run(
-        [sys.executable, "-m", "numsweeper", "simulate", "--games", "0", "--seed", "1"],
+        [sys.executable, "-m", "numsweeper", "simulate", "--games", "1", "--seed", "1"],
         capture_output=True,
         text=True,
         env={"PYTHONPATH": str(src)},
@@ -224,7 +266,7 @@ def test_python_dash_m(tmp_path: Path) -> None:
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    assert "games        0" in done.stdout
+    assert "games        1" in done.stdout
     bad = subprocess.run(
         [sys.executable, "-m", "numsweeper", "stats", "--boards", "many"],
         capture_output=True,

@@ -318,6 +318,8 @@ def test_no_games_and_csv(tmp_path: Path) -> None:
     empty = ns.simulate(0, 9, 9, 10, seed=0)
     assert empty.games == 0 and empty.records.dtype.names is not None
     assert "games        0" in empty.summary()
+    assert "nan" not in empty.summary()
+    assert "win rate     n/a\nmean 3BV     n/a\nmean clicks  n/a\n" in empty.summary()
     result = ns.simulate(30, 9, 9, 10, seed=0)
     path = tmp_path / "runs.csv"
     result.to_csv(path)

@@ -9,9 +9,11 @@ from __future__ import annotations
 import argparse
 import importlib
 import math
+import os
 import sys
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, NoReturn
 
 import numpy as np
@@ -128,7 +130,7 @@ def _add_simulate(subparsers: Any) -> None:
         "summary: games, win rate with its 95% Wilson interval, mean 3BV, games per "
         "second and the seed that repeats the run.",
     )
-    parser.add_argument("--games", type=_non_negative, default=10_000, help="default: 10000")
+    parser.add_argument("--games", type=_positive, default=10_000, help="default: 10000")
     parser.add_argument(
         "--policy", choices=list(POLICY_NAMES), default="random", help="default: random"
     )
@@ -141,9 +143,23 @@ def _add_simulate(subparsers: Any) -> None:
     parser.set_defaults(func=_simulate, parser=parser)
 
 
+def _check_out(parser: argparse.ArgumentParser, out: str | None) -> None:
+    """Refuse an --out path that cannot be written before any game is played."""
+    if out is None:
+        return
+    path = Path(out)
+    if path.is_dir():
+        parser.error(f"--out {out!r} is a directory")
+    if not path.parent.is_dir():
+        parser.error(f"--out {out!r}: no directory {str(path.parent)!r}")
+    if not os.access(path if path.exists() else path.parent, os.W_OK):
+        parser.error(f"--out {out!r} is not writable")
+
+
 def _simulate(args: argparse.Namespace) -> int:
     parser = args.parser
     rows, cols, mines = _board(parser, args)
+    _check_out(parser, args.out)
     progress = _want_progress(parser, args)
     try:
         result = simulate(
@@ -162,7 +178,11 @@ def _simulate(args: argparse.Namespace) -> int:
         parser.error(str(exc))
     print(result.summary())
     if args.out:
-        result.to_csv(args.out)
+        try:
+            result.to_csv(args.out)
+        except OSError as exc:  # the path went bad while the games ran
+            print(f"{parser.prog}: error: --out {args.out!r}: {exc.strerror}", file=sys.stderr)
+            return 2
         print(f"{'records':<12} {args.out}")
     return 130 if result.interrupted else 0
 
@@ -191,7 +211,8 @@ def _add_stats(subparsers: Any) -> None:
         "--chunk-size",
         type=_positive,
         default=DEFAULT_CHUNK_SIZE,
-        help=f"boards per chunk; memory grows with it (default: {DEFAULT_CHUNK_SIZE})",
+        help="boards per chunk; memory grows with it, and the boards depend on it as on "
+        f"--seed (default: {DEFAULT_CHUNK_SIZE})",
     )
     _add_board_options(parser, rule="none")
     parser.set_defaults(func=_stats, parser=parser)
@@ -208,6 +229,10 @@ def _stats(args: argparse.Namespace) -> int:
             parser.error(f"--click {args.click[0]} {args.click[1]} is off the {rows}x{cols} board")
     elif rule is not None:
         parser.error(f"--first-click {args.first_click} needs --click ROW COL")
+    if args.seed is None:  # drawn here, so that the report can print it
+        entropy = np.random.SeedSequence().entropy
+        assert isinstance(entropy, int)  # (a fresh SeedSequence draws one int)
+        args.seed = entropy
     bar = None
     if _want_progress(parser, args):
         from tqdm import tqdm
@@ -264,13 +289,12 @@ def _stats_report(
     elapsed: float,
 ) -> str:
     click = "" if args.click is None or rule is None else f" at {tuple(args.click)}"
-    seed = "fresh" if args.seed is None else str(args.seed)
     rate = done / elapsed if elapsed > 0 else math.inf
     lines = [
         f"{'board':<9} {rows}x{cols}, {mines} mines, first click {rule!r}{click}",
         f"{'boards':<9} {done:,}"
         + (f" of {args.boards:,} (interrupted)" if done < args.boards else ""),
-        f"{'seed':<9} {seed}",
+        f"{'seed':<9} {args.seed} (chunks of {args.chunk_size:,})",
         f"{'time':<9} {elapsed:.1f} s ({rate:,.0f} boards/s)",
         "",
     ]

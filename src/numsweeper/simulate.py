@@ -321,6 +321,20 @@ class SimulationResult:
         games = f"{self.games}"
         if self.interrupted:
             games += f" of {self.requested} (interrupted)"
+        if self.games:
+            rates = [
+                (
+                    "win rate",
+                    f"{_percent(self.win_rate)} (95% CI {_percent(low)} to {_percent(high)})",
+                ),
+                (
+                    "mean 3BV",
+                    f"{_mean(rec['three_bv']):.2f} (solved {_mean(rec['three_bv_solved']):.2f})",
+                ),
+                ("mean clicks", f"{_mean(rec['clicks']):.2f}"),
+            ]
+        else:  # no game to average over
+            rates = [(name, "n/a") for name in ("win rate", "mean 3BV", "mean clicks")]
         lines = [
             (
                 "board",
@@ -328,15 +342,7 @@ class SimulationResult:
             ),
             ("policy", self.policy),
             ("games", games),
-            (
-                "win rate",
-                f"{_percent(self.win_rate)} (95% CI {_percent(low)} to {_percent(high)})",
-            ),
-            (
-                "mean 3BV",
-                f"{_mean(rec['three_bv']):.2f} (solved {_mean(rec['three_bv_solved']):.2f})",
-            ),
-            ("mean clicks", f"{_mean(rec['clicks']):.2f}"),
+            *rates,
             ("games/s", f"{self.games_per_second:,.0f}"),
             ("seed", self._seed_text()),
         ]
