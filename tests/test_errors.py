@@ -249,3 +249,29 @@ def test_game_over_message_shows_numpy_coordinates_as_plain_numbers() -> None:
     game.reveal(0, 0)
     with pytest.raises(ns.GameOverError, match=r"cannot reveal \(1, 0\): the game is already WON"):
         game.reveal(np.int64(1), np.int8(0))
+
+
+SEEDED: dict[str, Callable[[Any], Any]] = {
+    "Game.new": lambda seed: ns.Game.new(3, 3, 1, seed=seed),
+    "Game.from_preset": lambda seed: ns.Game.from_preset("beginner", seed=seed),
+    "RandomPlacement": lambda seed: ns.RandomPlacement(seed=seed),
+    "generate_boards": lambda seed: ns.generate_boards(2, 3, 3, 1, seed=seed),
+    "iter_boards": lambda seed: list(ns.iter_boards(2, 3, 3, 1, seed=seed)),
+    "BatchGame.new": lambda seed: ns.BatchGame.new(2, 3, 3, 1, seed=seed),
+    "simulate": lambda seed: ns.simulate(2, 3, 3, 1, seed=seed, first_click=None),
+}
+
+
+@pytest.mark.parametrize("where", SEEDED)
+@pytest.mark.parametrize("seed", [-1, np.int64(-7), [1, -2], "x", 1.5])
+def test_a_bad_seed_is_named(where: str, seed: Any) -> None:
+    with pytest.raises(ns.InvalidBoardError, match=re.escape(f"got {seed!r}")) as info:
+        SEEDED[where](seed)
+    assert str(info.value).startswith("seed must be None, an integer >= 0")
+    assert info.value.__cause__ is not None  # numpy's own words are kept
+
+
+@pytest.mark.parametrize("where", SEEDED)
+def test_good_seeds_of_every_kind_still_work(where: str) -> None:
+    for seed in (None, 0, np.uint8(3), [1, 2], np.random.SeedSequence(4), np.random.default_rng(5)):
+        SEEDED[where](seed)

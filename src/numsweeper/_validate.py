@@ -25,6 +25,29 @@ def check_int(value: Any, name: str) -> int:
     return int(value)
 
 
+def make_rng(seed: Any) -> np.random.Generator:
+    """``numpy.random.default_rng(seed)``, with our error for a bad seed."""
+    try:
+        return np.random.default_rng(seed)
+    except (TypeError, ValueError) as exc:
+        raise _bad_seed(seed) from exc
+
+
+def make_seed_sequence(seed: Any) -> np.random.SeedSequence:
+    """``numpy.random.SeedSequence(seed)``, with our error for a bad seed."""
+    try:
+        return np.random.SeedSequence(seed)
+    except (TypeError, ValueError) as exc:
+        raise _bad_seed(seed) from exc
+
+
+def _bad_seed(seed: Any) -> InvalidBoardError:
+    return InvalidBoardError(
+        "seed must be None, an integer >= 0 (or a sequence of them), a SeedSequence or "
+        f"a Generator, got {seed!r}"
+    )
+
+
 def check_coord(row: Any, col: Any, rows: int, cols: int) -> tuple[int, int]:
     """Validate a ``(row, col)`` click: integers, on the board, never wrapped."""
     r = check_int(row, "row")

@@ -31,7 +31,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ._kernels import adjacent_counts_stack
-from ._validate import check_dims, check_first_click_fits, check_int
+from ._validate import check_dims, check_first_click_fits, check_int, make_rng, make_seed_sequence
 from .board import Board
 from .errors import InvalidBoardError, OutOfBoundsError
 
@@ -349,7 +349,7 @@ def generate_boards(
     (False, False)
     """
     n, rows, cols, mines, clicks = _check(n, rows, cols, mines, first_click, click)
-    rng = np.random.default_rng(seed)
+    rng = make_rng(seed)
     layout = np.empty((n, rows, cols), dtype=bool)
     counts = np.empty((n, rows, cols), dtype=np.int8)
     size = rows * cols
@@ -383,7 +383,7 @@ def _root_seed_sequence(seed: Any) -> np.random.SeedSequence:
         )
     if isinstance(seed, np.random.Generator):
         return np.random.SeedSequence(int(seed.integers(0, 2**63)))
-    return np.random.SeedSequence(seed)
+    return make_seed_sequence(seed)
 
 
 def iter_boards(

@@ -14,7 +14,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ._kernels import adjacent_counts, flood_batch, visible_cells, visible_in_progress
-from ._validate import check_dims, check_first_click_fits, check_int, preset_dims
+from ._validate import check_dims, check_first_click_fits, check_int, make_rng, preset_dims
 from .batch import BoardBatch, generate_boards
 from .board import Board, read_only
 from .errors import InvalidBoardError
@@ -221,7 +221,7 @@ class BatchGame:
             raise InvalidBoardError(f"n must be >= 0, got {n}")
         rows, cols, mines = check_dims(rows, cols, mines)
         check_first_click_fits(rows, cols, mines, first_click)
-        rng = np.random.default_rng(seed)
+        rng = make_rng(seed)
         if first_click is None:
             return cls(generate_boards(n, rows, cols, mines, seed=rng))
         game = cls.__new__(cls)

@@ -22,6 +22,7 @@ from typing import Any, TypeAlias
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from ._validate import make_rng
 from .errors import InvalidBoardError
 
 __all__ = ["FixedPlacement", "MinePlacementStrategy", "RandomPlacement", "SeedLike"]
@@ -134,7 +135,7 @@ class RandomPlacement(MinePlacementStrategy):
     """
 
     def __init__(self, seed: Any = None) -> None:
-        self._rng = np.random.default_rng(seed)
+        self._rng = make_rng(seed)
 
     @property
     def rng(self) -> np.random.Generator:

@@ -41,6 +41,8 @@ from typing import Any, TextIO
 import numpy as np
 
 from ._constants import EXPLODED, FLAG, HIDDEN, MINE, PRESETS, WRONG_FLAG
+from .cli import _non_negative as non_negative_int
+from .cli import _positive as positive_int
 from .errors import MinesweeperError
 from .game import Game, GameState, Snapshot
 from .render import SYMBOLS
@@ -97,10 +99,12 @@ _ANSI = {
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
     size = parser.add_argument_group("board (a preset, or all of --rows, --cols and --mines)")
     size.add_argument("--preset", choices=list(PRESETS), help="named board (default: beginner)")
-    size.add_argument("--rows", type=int, metavar="R", help="number of rows")
-    size.add_argument("--cols", type=int, metavar="C", help="number of columns")
-    size.add_argument("--mines", type=int, metavar="M", help="number of mines")
-    parser.add_argument("--seed", type=int, metavar="S", help="seed for the layout (random)")
+    size.add_argument("--rows", type=positive_int, metavar="R", help="number of rows")
+    size.add_argument("--cols", type=positive_int, metavar="C", help="number of columns")
+    size.add_argument("--mines", type=non_negative_int, metavar="M", help="number of mines")
+    parser.add_argument(
+        "--seed", type=non_negative_int, metavar="S", help="seed for the layout (random, printed)"
+    )
     parser.add_argument(
         "--first-click",
         choices=["safe", "opening", "none"],

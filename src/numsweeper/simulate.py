@@ -612,7 +612,11 @@ def simulate(
         mines=mines,
         first_click=first_click,
         policy=_policy_name(policy),
-        seed=entropy if isinstance(entropy, int) else tuple(int(v) for v in entropy),
+        seed=(
+            int(entropy)  # a numpy integer seed prints as a plain one
+            if isinstance(entropy, (int, np.integer))
+            else tuple(int(v) for v in entropy)
+        ),
         spawn_key=tuple(root.spawn_key),
         chunk_size=chunk_size,
         requested=games,
