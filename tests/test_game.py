@@ -693,3 +693,17 @@ def test_unknown_preset_lists_the_names(name: str) -> None:
         ns.Game.from_preset(name)
     for valid in ("beginner", "intermediate", "expert"):
         assert valid in str(info.value)
+
+
+def test_locked_methods_keep_their_signatures_and_docs() -> None:
+    import inspect
+
+    for name, params in (
+        ("reveal", ["self", "row", "col"]),
+        ("toggle_flag", ["self", "row", "col"]),
+        ("chord", ["self", "row", "col"]),
+        ("snapshot", ["self"]),
+    ):
+        method = getattr(ns.Game, name)
+        assert list(inspect.signature(method).parameters) == params
+        assert method.__name__ == name and method.__doc__

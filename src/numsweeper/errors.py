@@ -40,7 +40,7 @@ class MinesweeperError(Exception):
 
 
 class InvalidBoardError(MinesweeperError, ValueError):
-    """Bad board dimensions, mine counts, layouts or visible states.
+    """Bad board dimensions, mine counts, layouts, seeds or visible states.
 
     Examples
     --------

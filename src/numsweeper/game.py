@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -158,13 +159,11 @@ class Snapshot:
 def _locked(method: Callable[P, T]) -> Callable[P, T]:
     """Run a Game method while holding the game's lock."""
 
+    @functools.wraps(method)  # help() and IDEs show the method's own signature
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> T:
         with args[0]._lock:  # type: ignore[attr-defined]
             return method(*args, **kwargs)
 
-    wrapper.__name__ = method.__name__
-    wrapper.__qualname__ = method.__qualname__
-    wrapper.__doc__ = method.__doc__
     return wrapper
 
 
