@@ -49,6 +49,23 @@ class StopAfter:
         return self.inner(visible, mines_left, rng)
 
 
+class StopInsideKernel(StopAfter):
+    """As StopAfter, but the Ctrl-C lands inside a compiled kernel's callback.
+
+    numba then raises ``SystemError: ... returned a result with an exception
+    set``, caused (through one more SystemError) by the KeyboardInterrupt.
+    """
+
+    def __call__(self, visible: Any, mines_left: Any, rng: np.random.Generator) -> Any:
+        try:
+            return super().__call__(visible, mines_left, rng)
+        except KeyboardInterrupt as stop:
+            inner = SystemError("<function _numba_unpickle> returned a result with an exception")
+            inner.__cause__ = stop
+            outer = SystemError("CPUDispatcher(<function count_component>) returned a result")
+            raise outer from inner
+
+
 class Counting:
     """A policy whose moves depend on how often it was called before."""
 
@@ -223,6 +240,22 @@ def test_wilson_interval_known_values() -> None:
     assert "win rate     0.00% (95% CI 0.00% to 0.0042%)" in result(0, 92_000).summary()
     assert "(95% CI 40.38% to 59.62%)" in result(50, 100).summary()
     assert math.isnan(result(0, 0).win_rate)
+
+
+def test_ctrl_c_inside_a_compiled_kernel_is_still_an_interrupt() -> None:
+    full = ns.simulate(1000, 9, 9, 10, seed=4, chunk_size=100)
+    stopped = ns.simulate(1000, 9, 9, 10, policy=StopInsideKernel(25), seed=4, chunk_size=100)
+    assert stopped.interrupted and 0 < stopped.games < 1000
+    assert stopped.records.tobytes() == full.records[: stopped.games].tobytes()
+
+
+def test_other_system_errors_still_raise() -> None:
+    class Broken:
+        def __call__(self, visible: Any, mines_left: Any, rng: Any) -> Any:
+            raise SystemError("a real bug") from ValueError("not a Ctrl-C")
+
+    with pytest.raises(SystemError, match="a real bug"):
+        ns.simulate(10, 9, 9, 10, policy=Broken(), seed=0)
 
 
 def test_ctrl_c_keeps_finished_chunks() -> None:

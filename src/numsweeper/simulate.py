@@ -599,6 +599,10 @@ def simulate(
                 bar.update(len(records))
     except KeyboardInterrupt:
         interrupted = True
+    except SystemError as exc:
+        if not _from_ctrl_c(exc):
+            raise
+        interrupted = True
     finally:
         if bar is not None:
             bar.close()
@@ -623,6 +627,23 @@ def simulate(
         elapsed=elapsed,
         interrupted=interrupted,
     )
+
+
+def _from_ctrl_c(exc: BaseException) -> bool:
+    """Whether ``exc`` wraps a KeyboardInterrupt.
+
+    A Ctrl-C that lands while a compiled (numba) kernel calls back into
+    Python surfaces as ``SystemError: ... returned a result with an
+    exception set``, caused by the KeyboardInterrupt.
+    """
+    seen: set[int] = set()
+    cause: BaseException | None = exc
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, KeyboardInterrupt):
+            return True
+        seen.add(id(cause))
+        cause = cause.__cause__ or cause.__context__
+    return False
 
 
 def _run(
