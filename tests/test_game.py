@@ -707,3 +707,15 @@ def test_locked_methods_keep_their_signatures_and_docs() -> None:
         method = getattr(ns.Game, name)
         assert list(inspect.signature(method).parameters) == params
         assert method.__name__ == name and method.__doc__
+
+
+def test_reprs_count_in_the_singular_and_plural() -> None:
+    game = ns.Game.new(1, 3, 1, strategy=ns.FixedPlacement([(0, 0)]))
+    assert repr(game) == "<Game 1x3, 1 mine, IN_PROGRESS, first_click=None>"
+    assert game.board is not None
+    assert repr(game.board) == "<Board 1x3, 1 mine, 2 safe cells hidden, 0 flags>"
+    game.toggle_flag(0, 0)
+    game.reveal(0, 1)  # a 1: the cell past it stays hidden
+    assert repr(game.board) == "<Board 1x3, 1 mine, 1 safe cell hidden, 1 flag>"
+    assert repr(ns.generate_boards(1, 3, 3, 2, seed=0)) == "<BoardBatch of 1 board 3x3, 2 mines>"
+    assert repr(ns.Game.new(9, 9, 10, seed=0)).startswith("<Game 9x9, 10 mines,")

@@ -297,6 +297,23 @@ def test_plays_beginner_well() -> None:
     assert policy.counts["local"] > policy.counts["exact"] > 0
 
 
+def test_hint_refuses_what_is_not_a_game_or_snapshot() -> None:
+    for bad in (np.full((3, 3), H, dtype=np.int8), [[H]], None):
+        with pytest.raises(TypeError, match=f"Game or a Snapshot, got {type(bad).__name__}"):
+            hint(bad)  # type: ignore[arg-type]
+
+
+def test_a_won_game_is_analysed_its_hidden_cells_certain_mines() -> None:
+    game = ns.Game.new(3, 3, 2, strategy=ns.FixedPlacement([(0, 0), (2, 2)]))
+    game.reveal(0, 2)  # zeros: the two floods reveal every safe cell
+    game.reveal(2, 0)
+    assert game.state is ns.GameState.WON
+    a = analyze(game)
+    assert a.mines.tolist() == [[0, 0], [2, 2]] and a.layouts == 1 and not len(a.safe)
+    with pytest.raises(ns.GameOverError):
+        hint(game)
+
+
 def test_hint_follows_the_policy() -> None:
     game = ns.Game.from_preset("intermediate", seed=4, first_click="opening")
     assert hint(game) == ns.solver.Hint(2, 2, 0.0, True)

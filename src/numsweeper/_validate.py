@@ -15,6 +15,11 @@ FIRST_CLICK_RULES = (None, "safe", "opening")
 Index: TypeAlias = "int | np.integer[Any]"
 
 
+def count_text(n: int, noun: str) -> str:
+    """``'1 mine'``, ``'2 mines'``: a count with its noun, for reprs and messages."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def check_int(value: Any, name: str) -> int:
     """Return ``value`` as an int, or raise TypeError naming it.
 

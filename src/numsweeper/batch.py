@@ -31,7 +31,14 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ._kernels import adjacent_counts_stack
-from ._validate import check_dims, check_first_click_fits, check_int, make_rng, make_seed_sequence
+from ._validate import (
+    check_dims,
+    check_first_click_fits,
+    check_int,
+    count_text,
+    make_rng,
+    make_seed_sequence,
+)
 from .board import Board
 from .errors import InvalidBoardError, OutOfBoundsError
 
@@ -145,7 +152,8 @@ class BoardBatch:
 
     def __repr__(self) -> str:
         return (
-            f"<BoardBatch of {len(self)} boards {self.rows}x{self.cols}, {self.mine_count} mines>"
+            f"<BoardBatch of {count_text(len(self), 'board')} {self.rows}x{self.cols}, "
+            f"{count_text(self.mine_count, 'mine')}>"
         )
 
 

@@ -8,7 +8,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ._kernels import adjacent_counts, flood_from
-from ._validate import Index, check_coord, check_dims
+from ._validate import Index, check_coord, check_dims, count_text
 from .errors import IllegalMoveError, InvalidBoardError
 from .placement import MinePlacementStrategy, RandomPlacement
 
@@ -248,8 +248,9 @@ class Board:
 
     def __repr__(self) -> str:
         return (
-            f"<Board {self.rows}x{self.cols}, {self.mine_count} mines, "
-            f"{self._hidden_safe} safe cells hidden, {self._flag_count} flags>"
+            f"<Board {self.rows}x{self.cols}, {count_text(self.mine_count, 'mine')}, "
+            f"{count_text(self._hidden_safe, 'safe cell')} hidden, "
+            f"{count_text(self._flag_count, 'flag')}>"
         )
 
     def __str__(self) -> str:

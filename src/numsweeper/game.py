@@ -18,6 +18,7 @@ from ._validate import (
     check_coord,
     check_dims,
     check_first_click_fits,
+    count_text,
     preset_dims,
     safe_zone,
 )
@@ -361,7 +362,7 @@ class Game:
 
     def __repr__(self) -> str:
         return (
-            f"<Game {self.rows}x{self.cols}, {self._mine_count} mines, "
+            f"<Game {self.rows}x{self.cols}, {count_text(self._mine_count, 'mine')}, "
             f"{self._state.name}, first_click={self._first_click!r}>"
         )
 

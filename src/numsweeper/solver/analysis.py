@@ -97,6 +97,9 @@ class Analysis:
         Hidden cells that touch no revealed number (``U``).
     mines_left : int
         Mines among the hidden cells (``M``): the mine count minus trusted flags.
+    layouts : int
+        Exact number of mine layouts consistent with what is visible (an
+        upper bound when ``exact`` is False).
 
     Notes
     -----
@@ -543,8 +546,9 @@ def analyze(
     ----------
     visible : array_like of int8, shape (rows, cols), Snapshot or Game
         What the player sees, in the visible encoding: ``0..8`` revealed,
-        :data:`~numsweeper.HIDDEN` or :data:`~numsweeper.FLAG`.  States of a
-        finished game (mines shown) are rejected.
+        :data:`~numsweeper.HIDDEN` or :data:`~numsweeper.FLAG`.  A lost
+        game's state, which shows mines, is rejected; a won game's is read
+        like any other (its hidden or flagged cells are then certain mines).
     mines : int, optional
         Total number of mines on the board.  Optional for a Snapshot (mines
         left plus flags) or a Game (its mine count).

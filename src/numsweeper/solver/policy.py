@@ -1064,6 +1064,8 @@ def hint(game_or_snapshot: Game | Snapshot, *, trust_flags: bool = False) -> Hin
 
     Raises
     ------
+    TypeError
+        If given anything but a Game or a Snapshot.
     GameOverError
         If the game is already WON or LOST.
     InvalidBoardError
@@ -1082,6 +1084,11 @@ def hint(game_or_snapshot: Game | Snapshot, *, trust_flags: bool = False) -> Hin
     """
     from ..errors import GameOverError
 
+    if not isinstance(game_or_snapshot, (Game, Snapshot)):
+        raise TypeError(
+            f"hint needs a Game or a Snapshot, got {type(game_or_snapshot).__name__} "
+            "(for an array of visible cells, use analyze)"
+        )
     rule = game_or_snapshot.first_click if isinstance(game_or_snapshot, Game) else "safe"
     state = game_or_snapshot.state
     if state is not GameState.IN_PROGRESS:
