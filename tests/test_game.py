@@ -719,3 +719,31 @@ def test_reprs_count_in_the_singular_and_plural() -> None:
     assert repr(game.board) == "<Board 1x3, 1 mine, 1 safe cell hidden, 1 flag>"
     assert repr(ns.generate_boards(1, 3, 3, 2, seed=0)) == "<BoardBatch of 1 board 3x3, 2 mines>"
     assert repr(ns.Game.new(9, 9, 10, seed=0)).startswith("<Game 9x9, 10 mines,")
+
+
+@pytest.mark.parametrize(
+    ("cells", "error", "message"),
+    [
+        (np.array([[200]]), ns.InvalidBoardError, r"cell \(0, 0\) holds 200, not a count 0..8"),
+        ([[1, 9]], ns.InvalidBoardError, r"cell \(0, 1\) holds 9"),
+        ([[0, -6]], ns.InvalidBoardError, r"cell \(0, 1\) holds -6, .* a code -5..-1"),
+        (np.zeros(3, dtype=np.int8), ns.InvalidBoardError, r"must be 2-D, got shape \(3,\)"),
+        (np.zeros((2, 2)), TypeError, "must be integers, got dtype float64"),
+        ([[True]], TypeError, "must be integers, got dtype bool"),
+    ],
+)
+def test_a_snapshot_of_impossible_cells_is_refused(cells: Any, error: type, message: str) -> None:
+    with pytest.raises(error, match=message):
+        ns.Snapshot(cells, ns.GameState.IN_PROGRESS, 1)
+
+
+def test_a_game_snapshot_equals_one_made_by_hand() -> None:
+    game = ns.Game.new(9, 9, 10, seed=4, first_click="safe")
+    game.reveal(4, 4)
+    hidden = np.argwhere(game.snapshot().cells == ns.HIDDEN)[0]
+    game.toggle_flag(*(int(v) for v in hidden))
+    snap = game.snapshot()
+    assert (snap.cells == ns.FLAG).sum() == 1
+    by_hand = ns.Snapshot(snap.cells.astype(np.int64), snap.state, snap.mines_left)
+    assert snap == by_hand and hash(snap) == hash(by_hand)
+    assert not snap.cells.flags.writeable and snap.cells.dtype == np.int8

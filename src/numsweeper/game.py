@@ -12,6 +12,7 @@ from typing import Any, ParamSpec, TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
+from ._constants import WRONG_FLAG
 from ._kernels import visible_cells
 from ._validate import (
     Index,
@@ -23,7 +24,7 @@ from ._validate import (
     safe_zone,
 )
 from .board import Board, Uncovered
-from .errors import GameOverError
+from .errors import GameOverError, InvalidBoardError
 from .placement import MinePlacementStrategy, RandomPlacement
 
 __all__ = ["Game", "GameState", "RevealResult", "Snapshot"]
@@ -95,7 +96,10 @@ class Snapshot:
     -----
     Snapshots compare equal when their cells, state and ``mines_left`` are
     equal, so two games showing the same cells give equal snapshots while in
-    progress whatever their hidden mines.
+    progress whatever their hidden mines.  A snapshot built by hand copies
+    its cells and checks them: a value that is neither a count nor a code
+    raises :class:`~numsweeper.InvalidBoardError` naming the cell (never
+    wrapped into ``int8``), and non-integer cells raise ``TypeError``.
 
     Examples
     --------
@@ -116,10 +120,32 @@ class Snapshot:
     _key: bytes = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        cells = np.array(self.cells, dtype=np.int8)
+        raw = np.asarray(self.cells)
+        if raw.dtype == bool or not np.issubdtype(raw.dtype, np.integer):
+            raise TypeError(f"snapshot cells must be integers, got dtype {raw.dtype}")
+        if raw.ndim != 2:
+            raise InvalidBoardError(f"snapshot cells must be 2-D, got shape {raw.shape}")
+        bad = (raw < WRONG_FLAG) | (raw > 8)  # the codes are WRONG_FLAG..-1, counts 0..8
+        if bad.any():
+            r, c = (int(v) for v in np.argwhere(bad)[0])
+            raise InvalidBoardError(
+                f"snapshot cell ({r}, {c}) holds {int(raw[r, c])}, "
+                f"not a count 0..8 or a code {int(WRONG_FLAG)}..-1"
+            )
+        cells = np.array(raw, dtype=np.int8)
         cells.flags.writeable = False
         object.__setattr__(self, "cells", cells)
         object.__setattr__(self, "_key", cells.tobytes() + repr(cells.shape).encode())
+
+    @classmethod
+    def _trusted(cls, cells: NDArray[np.int8], state: GameState, mines_left: int) -> Snapshot:
+        """A snapshot of cells the engine made: no checks, no copy (they are fresh)."""
+        snap = cls.__new__(cls)
+        cells.flags.writeable = False
+        for name, value in (("cells", cells), ("state", state), ("mines_left", mines_left)):
+            object.__setattr__(snap, name, value)
+        object.__setattr__(snap, "_key", cells.tobytes() + repr(cells.shape).encode())
+        return snap
 
     @property
     def rows(self) -> int:
@@ -358,7 +384,7 @@ class Game:
             lost=self._state is GameState.LOST,
             won=self._state is GameState.WON,
         )
-        return Snapshot(cells, self._state, self._mine_count - b.flag_count)
+        return Snapshot._trusted(cells, self._state, self._mine_count - b.flag_count)
 
     def __repr__(self) -> str:
         return (
