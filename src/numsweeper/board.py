@@ -327,6 +327,11 @@ class Board:
     def toggle_flag(self, row: Index, col: Index) -> bool:
         """Flag a hidden cell, or unflag a flagged one.
 
+        Parameters
+        ----------
+        row, col : int
+            The cell.  Negative values are off the board, never wrapped.
+
         Returns
         -------
         bool
@@ -363,6 +368,17 @@ class Board:
         it, each hidden unflagged neighbour is revealed as by :meth:`reveal`
         (floods included); a wrongly placed flag means a mine is hit.  In any
         other case this is a no-op.
+
+        Parameters
+        ----------
+        row, col : int
+            The revealed number.  Negative values are off the board, never
+            wrapped.
+
+        Returns
+        -------
+        Uncovered
+            The newly revealed safe cells and the mines hit (none for a no-op).
 
         Raises
         ------

@@ -483,6 +483,11 @@ class Game:
     def toggle_flag(self, row: Index, col: Index) -> bool:
         """Flag a hidden cell or unflag a flagged one.
 
+        Parameters
+        ----------
+        row, col : int
+            The cell.  Negative values are off the board, never wrapped.
+
         Returns
         -------
         bool
@@ -515,6 +520,17 @@ class Game:
 
         Otherwise a no-op.  A wrong flag makes a neighbouring mine explode and
         the game is LOST.
+
+        Parameters
+        ----------
+        row, col : int
+            The revealed number.  Negative values are off the board, never
+            wrapped.
+
+        Returns
+        -------
+        RevealResult
+            The uncovered cells and the new state (no cells for a no-op).
 
         Raises
         ------
