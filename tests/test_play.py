@@ -193,6 +193,11 @@ def test_bad_arguments_exit_two(capsys: pytest.CaptureFixture[str]) -> None:
     assert "all three" in capsys.readouterr().err
     assert play.run(namespace(rows=3, cols=3, mines=9), io.StringIO(""), io.StringIO()) == 2
     assert "mines must be in 0..8" in capsys.readouterr().err
+    huge = namespace(rows=100_000, cols=100_000, mines=5)
+    assert play.run(huge, io.StringIO(""), io.StringIO()) == 2
+    assert "100000x100000 board is too big to play in a terminal" in capsys.readouterr().err
+    edge = namespace(rows=1000, cols=1000, mines=5)
+    assert play.run(edge, io.StringIO("q\n"), io.StringIO()) == 0
     done = play_subprocess("", "--preset", "huge")
     assert done.returncode == 2 and "invalid choice: 'huge'" in done.stderr
 

@@ -96,6 +96,11 @@ _ANSI = {
 }
 
 
+#: The largest board ``play`` draws (1000 x 1000): bigger ones cannot be
+#: read on a screen, and would take long to build before the first frame.
+_MAX_CELLS = 1_000_000
+
+
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
     size = parser.add_argument_group("board (a preset, or all of --rows, --cols and --mines)")
     size.add_argument("--preset", choices=list(PRESETS), help="named board (default: beginner)")
@@ -166,6 +171,11 @@ def _new_game(args: argparse.Namespace) -> tuple[Game, str]:
         raise ValueError("give --preset or --rows/--cols/--mines, not both")
     if any(given) and not all(given):
         raise ValueError("--rows, --cols and --mines go together: give all three")
+    if all(given) and args.rows * args.cols > _MAX_CELLS:
+        raise ValueError(
+            f"a {args.rows}x{args.cols} board is too big to play in a terminal "
+            f"(at most {_MAX_CELLS:,} cells; the Game API takes any size)"
+        )
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
     rule = None if args.first_click == "none" else args.first_click
     if all(given):
