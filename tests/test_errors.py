@@ -263,10 +263,21 @@ SEEDED: dict[str, Callable[[Any], Any]] = {
 
 
 @pytest.mark.parametrize("where", SEEDED)
-@pytest.mark.parametrize("seed", [-1, np.int64(-7), [1, -2], "x", 1.5])
-def test_a_bad_seed_is_named(where: str, seed: Any) -> None:
-    with pytest.raises(ns.InvalidBoardError, match=re.escape(f"got {seed!r}")) as info:
+@pytest.mark.parametrize(
+    ("seed", "error"),
+    [
+        (-1, ns.InvalidBoardError),
+        (np.int64(-7), ns.InvalidBoardError),
+        ([1, -2], ns.InvalidBoardError),
+        ("x", TypeError),
+        (1.5, TypeError),
+        ([1.5], TypeError),
+    ],
+)
+def test_a_bad_seed_is_named(where: str, seed: Any, error: type) -> None:
+    with pytest.raises(error, match=re.escape(f"got {seed!r}")) as info:
         SEEDED[where](seed)
+    assert type(info.value) is error  # a bad type stays a TypeError, not a ValueError
     assert str(info.value).startswith("seed must be None, an integer >= 0")
     assert info.value.__cause__ is not None  # numpy's own words are kept
 
@@ -275,3 +286,15 @@ def test_a_bad_seed_is_named(where: str, seed: Any) -> None:
 def test_good_seeds_of_every_kind_still_work(where: str) -> None:
     for seed in (None, 0, np.uint8(3), [1, 2], np.random.SeedSequence(4), np.random.default_rng(5)):
         SEEDED[where](seed)
+
+
+def test_seeds_give_numpys_own_streams() -> None:
+    from numsweeper._validate import make_rng, make_seed_sequence
+
+    for seed in (0, 2**200, np.uint64(2**63 + 5), [1, 2], np.array([[3, 4]])):
+        expected = np.random.default_rng(seed).integers(0, 2**62, 4)
+        assert np.array_equal(make_rng(seed).integers(0, 2**62, 4), expected)
+        ours = make_seed_sequence(seed).generate_state(4)
+        assert np.array_equal(ours, np.random.SeedSequence(seed).generate_state(4))
+    for make in (np.random.PCG64, lambda s: np.random.default_rng(s)):
+        assert np.array_equal(make_rng(make(7)).random(3), np.random.default_rng(make(7)).random(3))

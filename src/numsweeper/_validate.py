@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, TypeAlias
+from collections.abc import Callable
+from typing import Any, TypeAlias, TypeVar
 
 import numpy as np
 
@@ -10,6 +11,8 @@ from ._constants import PRESETS
 from .errors import InvalidBoardError, OutOfBoundsError
 
 FIRST_CLICK_RULES = (None, "safe", "opening")
+
+T = TypeVar("T")
 
 #: A board coordinate: a Python or numpy integer (bools are refused at run time).
 Index: TypeAlias = "int | np.integer[Any]"
@@ -31,26 +34,29 @@ def check_int(value: Any, name: str) -> int:
 
 
 def make_rng(seed: Any) -> np.random.Generator:
-    """``numpy.random.default_rng(seed)``, with our error for a bad seed."""
-    try:
-        return np.random.default_rng(seed)
-    except (TypeError, ValueError) as exc:
-        raise _bad_seed(seed) from exc
+    """``numpy.random.default_rng(seed)``, with our errors for a bad seed.
+
+    A seed of the wrong type raises TypeError, a bad value (a negative
+    integer) InvalidBoardError; both name the seed and keep numpy's error as
+    the cause.
+    """
+    return _seeded(np.random.default_rng, seed)
 
 
 def make_seed_sequence(seed: Any) -> np.random.SeedSequence:
-    """``numpy.random.SeedSequence(seed)``, with our error for a bad seed."""
+    """``numpy.random.SeedSequence(seed)``, with the errors of :func:`make_rng`."""
+    return _seeded(np.random.SeedSequence, seed)
+
+
+def _seeded(make: Callable[[Any], T], seed: Any) -> T:
+    kinds = "seed must be None, an integer >= 0 (or a sequence of them), a SeedSequence or "
+    kinds += f"a Generator, got {seed!r}"
     try:
-        return np.random.SeedSequence(seed)
-    except (TypeError, ValueError) as exc:
-        raise _bad_seed(seed) from exc
-
-
-def _bad_seed(seed: Any) -> InvalidBoardError:
-    return InvalidBoardError(
-        "seed must be None, an integer >= 0 (or a sequence of them), a SeedSequence or "
-        f"a Generator, got {seed!r}"
-    )
+        return make(seed)
+    except TypeError as exc:
+        raise TypeError(kinds) from exc
+    except ValueError as exc:
+        raise InvalidBoardError(kinds) from exc
 
 
 def check_coord(row: Any, col: Any, rows: int, cols: int) -> tuple[int, int]:

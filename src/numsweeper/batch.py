@@ -332,14 +332,15 @@ def generate_boards(
     Raises
     ------
     InvalidBoardError
-        For bad dimensions or mine counts, a negative ``n``, too many mines
-        for the rule, or a ``click`` of the wrong shape.
+        For bad dimensions or mine counts, a negative ``n`` or ``seed``, too
+        many mines for the rule, or a ``click`` of the wrong shape.
     OutOfBoundsError
         If a click is off the board.
     ValueError
         For an unknown ``first_click``.
     TypeError
-        If a size is not an integer, or ``click`` is missing or not wanted.
+        If a size is not an integer, ``click`` is missing or not wanted, or
+        ``seed`` is of a kind numpy cannot seed from.
 
     Notes
     -----

@@ -203,11 +203,13 @@ class BatchGame:
         Raises
         ------
         InvalidBoardError
-            For bad dimensions or counts, or too many mines for the rule.
+            For bad dimensions or counts, too many mines for the rule, or a
+            negative ``seed``.
         ValueError
             For an unknown ``first_click``.
         TypeError
-            If a size is not an integer.
+            If a size is not an integer, or ``seed`` is of a kind numpy
+            cannot seed from.
 
         Examples
         --------

@@ -266,12 +266,13 @@ class Game:
         Raises
         ------
         InvalidBoardError
-            For bad dimensions, or too many mines for the rule wherever the
-            first click lands.
+            For bad dimensions, too many mines for the rule wherever the
+            first click lands, or a negative ``seed``.
         ValueError
             For an unknown ``first_click``.
         TypeError
-            If both ``strategy`` and ``seed`` are given.
+            If both ``strategy`` and ``seed`` are given, or ``seed`` is of a
+            kind numpy cannot seed from.
 
         Examples
         --------

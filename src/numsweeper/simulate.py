@@ -526,7 +526,8 @@ def simulate(
     Raises
     ------
     InvalidBoardError
-        For a bad board or too many mines for the first-click rule.
+        For a bad board, too many mines for the first-click rule, or a
+        negative ``seed``.
     ValueError
         For an unknown policy or rule, bad counts, or a policy that chooses
         a cell that is not hidden.
@@ -534,7 +535,8 @@ def simulate(
         For ``progress=True`` without tqdm, or ``policy='solver'`` without
         the solver module.
     TypeError
-        For non-integer counts, or both ``workers`` and ``executor``.
+        For non-integer counts, both ``workers`` and ``executor``, or a
+        ``seed`` of a kind numpy cannot seed from.
 
     Notes
     -----
