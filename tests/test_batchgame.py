@@ -277,7 +277,7 @@ def test_views_are_read_only_and_repr_counts_states() -> None:
     batch.reveal(0, 0)
     with pytest.raises(ValueError, match="read-only"):
         batch.mines[0, 0, 0] = False
-    assert repr(batch) == "<BatchGame of 3 games 1x2, 1 mines: 0 in progress, 2 won, 1 lost>"
+    assert repr(batch) == "<BatchGame of 3 games 1x2, 1 mine: 0 in progress, 2 won, 1 lost>"
     assert (batch.states == ns.GameState.WON).tolist() == [False, True, True]
     assert batch.revealed_count.tolist() == [0, 1, 1]
     with pytest.raises(IndexError, match="out of range"):

@@ -384,7 +384,7 @@ def test_fixed_placement_from_mask_is_copied() -> None:
         ([(-1, 0)], 3, 3, 1, r"\(-1, 0\).*off"),
         ([(0, -1)], 3, 3, 1, r"\(0, -1\).*off"),
         ([(0, 0), (1, 1)], 3, 3, 1, "2 mines.*mines=1"),
-        ([(0, 0)], 3, 3, 2, "1 mines.*mines=2"),
+        ([(0, 0)], 3, 3, 2, "has 1 mine, but mines=2"),
         ([], 3, 3, 1, "0 mines.*mines=1"),
         (np.zeros((3, 4), dtype=bool), 3, 3, 0, r"\(3, 4\)"),
         (np.eye(3, dtype=bool), 3, 3, 2, "3 mines.*mines=2"),

@@ -348,3 +348,13 @@ def test_batch_objects_display_themselves() -> None:
     assert f"50 games 5×6, showing #0–#{render.BATCH_SHOW - 1}" in page
     for i in range(render.BATCH_SHOW):
         assert f"#{i} · {games.states[i].name}" in page
+
+
+def test_captions_count_one_mine_and_one_board_in_the_singular() -> None:
+    game = ns.Game.new(1, 3, 1, strategy=ns.FixedPlacement([(0, 0)]))
+    assert "Game 1×3, 1 mine ·" in game._repr_html_()
+    assert game.board is not None and "Board 1×3, 1 mine<" in game.board._repr_html_()
+    one = ns.generate_boards(1, 3, 3, 1, seed=0)._repr_html_()
+    assert "1 board 3×3, 1 mine<" in one
+    many = ns.generate_boards(2, 3, 3, 2, seed=0)._repr_html_()
+    assert "2 boards 3×3, 2 mines<" in many

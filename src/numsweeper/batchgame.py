@@ -14,7 +14,14 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ._kernels import adjacent_counts, flood_batch, visible_cells, visible_in_progress
-from ._validate import check_dims, check_first_click_fits, check_int, make_rng, preset_dims
+from ._validate import (
+    check_dims,
+    check_first_click_fits,
+    check_int,
+    count_text,
+    make_rng,
+    preset_dims,
+)
 from .batch import BoardBatch, generate_boards
 from .board import Board, read_only
 from .errors import InvalidBoardError
@@ -448,7 +455,8 @@ class BatchGame:
 
     def __repr__(self) -> str:
         return (
-            f"<BatchGame of {len(self)} games {self.rows}x{self.cols}, {self._mine_count} mines: "
+            f"<BatchGame of {count_text(len(self), 'game')} {self.rows}x{self.cols}, "
+            f"{count_text(self._mine_count, 'mine')}: "
             f"{int(np.count_nonzero(self.in_progress))} in progress, "
             f"{int(np.count_nonzero(self.won))} won, {int(np.count_nonzero(self.lost))} lost>"
         )

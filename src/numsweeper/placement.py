@@ -22,7 +22,7 @@ from typing import Any, TypeAlias
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ._validate import make_rng
+from ._validate import count_text, make_rng
 from .errors import InvalidBoardError
 
 __all__ = ["FixedPlacement", "MinePlacementStrategy", "RandomPlacement", "SeedLike"]
@@ -247,7 +247,9 @@ class FixedPlacement(MinePlacementStrategy):
                 layout[row, col] = True
         placed = int(np.count_nonzero(layout))
         if placed != mines:
-            raise InvalidBoardError(f"fixed layout has {placed} mines, but mines={mines}")
+            raise InvalidBoardError(
+                f"fixed layout has {count_text(placed, 'mine')}, but mines={mines}"
+            )
         if safe is not None and (layout & safe).any():
             row, col = (int(v) for v in np.argwhere(layout & safe)[0])
             raise InvalidBoardError(

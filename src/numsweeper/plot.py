@@ -35,6 +35,7 @@ except ImportError as exc:  # pragma: no cover - exercised by a monkeypatched im
     ) from exc
 
 from ._constants import EXPLODED, FLAG, HIDDEN, MINE, WRONG_FLAG
+from ._validate import count_text
 from .board import Board
 from .game import Game, Snapshot
 from .render import DIGIT_COLORS, check_visible, downsample
@@ -70,7 +71,7 @@ def _codes(obj: Any, show_mines: bool) -> tuple[NDArray[np.int8], NDArray[np.boo
         return (
             np.where(obj.mines, MINE, obj.counts).astype(np.int8),
             no_mines,
-            f"Board {obj.rows}×{obj.cols}, {obj.mine_count} mines",
+            f"Board {obj.rows}×{obj.cols}, {count_text(obj.mine_count, 'mine')}",
         )
     if show_mines and not isinstance(obj, Game):
         raise ValueError(
@@ -83,7 +84,8 @@ def _codes(obj: Any, show_mines: bool) -> tuple[NDArray[np.int8], NDArray[np.boo
         hidden_mines = no_mines
         if show_mines and board is not None:
             hidden_mines = (snap.cells == HIDDEN) & board.mines
-        title = f"Game {obj.rows}×{obj.cols}, {obj.mine_count} mines · {snap.state.name}"
+        title = f"Game {obj.rows}×{obj.cols}, {count_text(obj.mine_count, 'mine')}"
+        title += f" · {snap.state.name}"
         return snap.cells, hidden_mines, title
     if isinstance(obj, Snapshot):
         return obj.cells, no_mines, f"{obj.rows}×{obj.cols} · {obj.state.name}"

@@ -23,6 +23,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ._constants import EXPLODED, FLAG, HIDDEN, MINE, WRONG_FLAG
+from ._validate import count_text
 from .errors import InvalidBoardError
 
 if TYPE_CHECKING:
@@ -502,11 +503,13 @@ def to_html(
     summary: str
     if isinstance(obj, Board):
         codes = _layout_codes(obj.mines, obj.counts)
-        summary = f"Board {obj.rows}×{obj.cols}, {obj.mine_count} mines"
+        summary = f"Board {obj.rows}×{obj.cols}, {count_text(obj.mine_count, 'mine')}"
     elif isinstance(obj, Game):
         snap = obj.snapshot()
         codes = snap.cells
-        summary = f"Game {obj.rows}×{obj.cols}, {obj.mine_count} mines" + _status(snap)
+        summary = f"Game {obj.rows}×{obj.cols}, {count_text(obj.mine_count, 'mine')}" + _status(
+            snap
+        )
     elif isinstance(obj, Snapshot):
         codes = obj.cells
         summary = f"Snapshot {obj.rows}×{obj.cols}" + _status(obj)
@@ -669,8 +672,9 @@ def boards_html(
     shown = min(n, max(int(limit), 0))
     if caption is None:
         mine_count = int(np.count_nonzero(m[0])) if n else 0
-        caption = f"{n:,} boards {rows}×{cols}, {mine_count} mines" + (
-            f", showing #0–#{shown - 1}" if shown < n else ""
-        )
+        boards = f"{n:,} board" if n == 1 else f"{n:,} boards"
+        caption = f"{boards} {rows}×{cols}, {count_text(mine_count, 'mine')}"
+        if shown < n:
+            caption += f", showing #0–#{shown - 1}"
     codes = _layout_codes(m[:shown], c[:shown])
     return batch_html(codes, caption=caption, limit=shown, max_cells=max_cells)
