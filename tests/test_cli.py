@@ -160,8 +160,11 @@ def test_a_bad_out_path_is_refused_before_any_game(
     monkeypatch.setattr(cli, "simulate", lambda *a, **k: played.append(1))
     code, out, err = run(capsys, "simulate", "--out", str(tmp_path / "missing" / "x.csv"))
     assert code == 2 and out == "" and "no directory" in err and not played
-    code, _, err = run(capsys, "simulate", "--out", str(tmp_path))
-    assert code == 2 and "is a directory" in err and not played
+    for directory in (str(tmp_path), f"{tmp_path}/new/"):
+        code, _, err = run(capsys, "simulate", "--out", directory)
+        assert code == 2 and f"--out {directory!r} is a directory" in err and not played
+    code, _, err = run(capsys, "simulate", "--out", "")
+    assert code == 2 and "--out needs a file name" in err and not played
     # a directory we may not write to (faked: the tests may run as root)
     monkeypatch.setattr(cli.os, "access", lambda path, mode: Path(path) != tmp_path)
     code, _, err = run(capsys, "simulate", "--out", str(tmp_path / "x.csv"))

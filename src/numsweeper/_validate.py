@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Callable
 from typing import Any, TypeAlias, TypeVar
 
@@ -127,3 +128,29 @@ def preset_dims(name: Any) -> tuple[int, int, int]:
     if not isinstance(name, str) or name not in PRESETS:
         raise ValueError(f"unknown preset {name!r}; choose one of {', '.join(PRESETS)}")
     return PRESETS[name]
+
+
+# -- command-line argument types (argparse) --------------------------------------
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: an integer >= 1 (underscores allowed), else a one-line error."""
+    value = _cli_integer(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
+    return value
+
+
+def non_negative_int(text: str) -> int:
+    """An argparse type: an integer >= 0 (underscores allowed), else a one-line error."""
+    value = _cli_integer(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
+    return value
+
+
+def _cli_integer(text: str) -> int:
+    try:
+        return int(text.replace("_", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid integer {text!r}") from None

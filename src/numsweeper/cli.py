@@ -21,7 +21,7 @@ from numpy.typing import NDArray
 
 from . import __version__
 from ._constants import PRESETS
-from ._validate import check_dims, check_first_click_fits
+from ._validate import check_dims, check_first_click_fits, non_negative_int, positive_int
 from .batch import DEFAULT_CHUNK_SIZE, iter_boards
 from .errors import MinesweeperError
 from .metrics import board_stats
@@ -48,42 +48,21 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
 
 
-def _positive(text: str) -> int:
-    value = _integer(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
-    return value
-
-
-def _non_negative(text: str) -> int:
-    value = _integer(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
-    return value
-
-
-def _integer(text: str) -> int:
-    try:
-        return int(text.replace("_", ""))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"invalid integer {text!r}") from None
-
-
 def _add_board_options(parser: argparse.ArgumentParser, *, rule: str) -> None:
     board = parser.add_argument_group("board (a preset, or --rows/--cols/--mines together)")
     board.add_argument(
         "--preset", choices=list(PRESETS), default="expert", help="board preset (default: expert)"
     )
-    board.add_argument("--rows", type=_positive, help="rows (replaces --preset)")
-    board.add_argument("--cols", type=_positive, help="columns (replaces --preset)")
-    board.add_argument("--mines", type=_non_negative, help="mines (replaces --preset)")
+    board.add_argument("--rows", type=positive_int, help="rows (replaces --preset)")
+    board.add_argument("--cols", type=positive_int, help="columns (replaces --preset)")
+    board.add_argument("--mines", type=non_negative_int, help="mines (replaces --preset)")
     board.add_argument(
         "--first-click",
         choices=list(_RULES),
         default=rule,
         help=f"first-click rule (default: {rule})",
     )
-    parser.add_argument("--seed", type=_non_negative, help="root seed (default: fresh, printed)")
+    parser.add_argument("--seed", type=non_negative_int, help="root seed (default: fresh, printed)")
     parser.add_argument(
         "--progress",
         action=argparse.BooleanOptionalAction,
@@ -130,13 +109,13 @@ def _add_simulate(subparsers: Any) -> None:
         "summary: games, win rate with its 95% Wilson interval, mean 3BV, games per "
         "second and the seed that repeats the run.",
     )
-    parser.add_argument("--games", type=_positive, default=10_000, help="default: 10000")
+    parser.add_argument("--games", type=positive_int, default=10_000, help="default: 10000")
     parser.add_argument(
         "--policy", choices=list(POLICY_NAMES), default="random", help="default: random"
     )
-    parser.add_argument("--workers", type=_positive, default=1, help="processes (default: 1)")
+    parser.add_argument("--workers", type=positive_int, default=1, help="processes (default: 1)")
     parser.add_argument(
-        "--chunk-size", type=_positive, default=2000, help="games per chunk (default: 2000)"
+        "--chunk-size", type=positive_int, default=2000, help="games per chunk (default: 2000)"
     )
     parser.add_argument("--out", metavar="CSV", help="write one record per game to this file")
     _add_board_options(parser, rule="opening")
@@ -147,8 +126,10 @@ def _check_out(parser: argparse.ArgumentParser, out: str | None) -> None:
     """Refuse an --out path that cannot be written before any game is played."""
     if out is None:
         return
+    if not out:
+        parser.error("--out needs a file name")
     path = Path(out)
-    if path.is_dir():
+    if out.endswith(("/", os.sep)) or path.is_dir():
         parser.error(f"--out {out!r} is a directory")
     if not path.parent.is_dir():
         parser.error(f"--out {out!r}: no directory {str(path.parent)!r}")
@@ -198,18 +179,18 @@ def _add_stats(subparsers: Any) -> None:
         "and percentiles of 3BV, openings and islands, with a histogram of 3BV.",
     )
     parser.add_argument(
-        "--boards", type=_positive, default=100_000, help="number of boards (default: 100000)"
+        "--boards", type=positive_int, default=100_000, help="number of boards (default: 100000)"
     )
     parser.add_argument(
         "--click",
         nargs=2,
-        type=_non_negative,
+        type=non_negative_int,
         metavar=("ROW", "COL"),
         help="the first click that --first-click keeps safe (required with a rule)",
     )
     parser.add_argument(
         "--chunk-size",
-        type=_positive,
+        type=positive_int,
         default=DEFAULT_CHUNK_SIZE,
         help="boards per chunk; memory grows with it, and the boards depend on it as on "
         f"--seed (default: {DEFAULT_CHUNK_SIZE})",

@@ -41,8 +41,7 @@ from typing import Any, TextIO
 import numpy as np
 
 from ._constants import EXPLODED, FLAG, HIDDEN, MINE, PRESETS, WRONG_FLAG
-from .cli import _non_negative as non_negative_int
-from .cli import _positive as positive_int
+from ._validate import non_negative_int, positive_int
 from .errors import MinesweeperError
 from .game import Game, GameState, Snapshot
 from .render import SYMBOLS
