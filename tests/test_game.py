@@ -727,7 +727,9 @@ def test_reprs_count_in_the_singular_and_plural() -> None:
         (np.array([[200]]), ns.InvalidBoardError, r"cell \(0, 0\) holds 200, not a count 0..8"),
         ([[1, 9]], ns.InvalidBoardError, r"cell \(0, 1\) holds 9"),
         ([[0, -6]], ns.InvalidBoardError, r"cell \(0, 1\) holds -6, .* a code -5..-1"),
-        (np.zeros(3, dtype=np.int8), ns.InvalidBoardError, r"must be 2-D, got shape \(3,\)"),
+        (np.zeros(3, dtype=np.int8), ns.InvalidBoardError, r"2-D, got shape \(3,\)"),
+        ([[]], ns.InvalidBoardError, r"non-empty 2-D, got shape \(1, 0\)"),
+        (np.zeros((0, 3), dtype=np.int8), ns.InvalidBoardError, r"got shape \(0, 3\)"),
         (np.zeros((2, 2)), TypeError, "must be integers, got dtype float64"),
         ([[True]], TypeError, "must be integers, got dtype bool"),
     ],
@@ -735,6 +737,16 @@ def test_reprs_count_in_the_singular_and_plural() -> None:
 def test_a_snapshot_of_impossible_cells_is_refused(cells: Any, error: type, message: str) -> None:
     with pytest.raises(error, match=message):
         ns.Snapshot(cells, ns.GameState.IN_PROGRESS, 1)
+
+
+def test_a_snapshot_needs_a_state_and_an_integer_count() -> None:
+    cells = [[1, ns.HIDDEN]]
+    with pytest.raises(TypeError, match="state must be a GameState, got 'won'"):
+        ns.Snapshot(cells, "won", 0)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"mines_left must be an integer, got 1\.5"):
+        ns.Snapshot(cells, ns.GameState.IN_PROGRESS, 1.5)  # type: ignore[arg-type]
+    snap = ns.Snapshot(cells, ns.GameState.IN_PROGRESS, np.int64(-1))  # over-flagged
+    assert type(snap.mines_left) is int and snap.mines_left == -1
 
 
 def test_a_game_snapshot_equals_one_made_by_hand() -> None:

@@ -186,6 +186,24 @@ def test_hint_with_a_solver(monkeypatch: pytest.MonkeyPatch) -> None:
     assert out.count("IN_PROGRESS") == 2
 
 
+@pytest.mark.parametrize("inside_kernel", [False, True])
+def test_ctrl_c_during_a_hint_ends_the_game_as_interrupted(
+    monkeypatch: pytest.MonkeyPatch, inside_kernel: bool
+) -> None:
+    def hint(game: ns.Game) -> None:
+        if not inside_kernel:
+            raise KeyboardInterrupt
+        # what numba raises when the Ctrl-C lands in a kernel's callback
+        raise SystemError("CPUDispatcher(...) returned a result") from KeyboardInterrupt()
+
+    fake = types.ModuleType("numsweeper.solver")
+    fake.hint = hint  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "numsweeper.solver", fake)
+    status, out = run("h\nr 0 0\n", preset="beginner")
+    assert status == 130 and out.rstrip().endswith("interrupted")
+    assert "no hint" not in out
+
+
 def test_bad_arguments_exit_two(capsys: pytest.CaptureFixture[str]) -> None:
     assert play.run(namespace(preset="expert", rows=3), io.StringIO(""), io.StringIO()) == 2
     assert "not both" in capsys.readouterr().err

@@ -19,6 +19,7 @@ from ._validate import (
     check_coord,
     check_dims,
     check_first_click_fits,
+    check_int,
     count_text,
     preset_dims,
     safe_zone,
@@ -99,7 +100,9 @@ class Snapshot:
     progress whatever their hidden mines.  A snapshot built by hand copies
     its cells and checks them: a value that is neither a count nor a code
     raises :class:`~numsweeper.InvalidBoardError` naming the cell (never
-    wrapped into ``int8``), and non-integer cells raise ``TypeError``.
+    wrapped into ``int8``), as do empty cells; non-integer cells, a state
+    that is not a :class:`GameState` and a non-integer ``mines_left`` raise
+    ``TypeError``.
 
     Examples
     --------
@@ -121,10 +124,13 @@ class Snapshot:
 
     def __post_init__(self) -> None:
         raw = np.asarray(self.cells)
+        if raw.ndim != 2 or 0 in raw.shape:
+            raise InvalidBoardError(f"snapshot cells must be non-empty 2-D, got shape {raw.shape}")
         if raw.dtype == bool or not np.issubdtype(raw.dtype, np.integer):
             raise TypeError(f"snapshot cells must be integers, got dtype {raw.dtype}")
-        if raw.ndim != 2:
-            raise InvalidBoardError(f"snapshot cells must be 2-D, got shape {raw.shape}")
+        if not isinstance(self.state, GameState):
+            raise TypeError(f"snapshot state must be a GameState, got {self.state!r}")
+        object.__setattr__(self, "mines_left", check_int(self.mines_left, "mines_left"))
         bad = (raw < WRONG_FLAG) | (raw > 8)  # the codes are WRONG_FLAG..-1, counts 0..8
         if bad.any():
             r, c = (int(v) for v in np.argwhere(bad)[0])

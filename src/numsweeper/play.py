@@ -42,7 +42,7 @@ import numpy as np
 
 from ._constants import EXPLODED, FLAG, HIDDEN, MINE, PRESETS, WRONG_FLAG
 from ._validate import non_negative_int, positive_int
-from .errors import MinesweeperError
+from .errors import MinesweeperError, _from_ctrl_c
 from .game import Game, GameState, Snapshot
 from .render import SYMBOLS
 
@@ -366,6 +366,11 @@ class _Session:
             return
         try:
             advice = hint(self.game)
+        except SystemError as exc:
+            if _from_ctrl_c(exc):  # (a Ctrl-C inside a compiled kernel)
+                raise KeyboardInterrupt from exc
+            self.say(f"no hint: {exc}")
+            return
         except Exception as exc:  # a failing hint must not end the game
             self.say(f"no hint: {exc}")
             return
@@ -441,13 +446,13 @@ def run(
             stdout.flush()
         try:
             line = stdin.readline()
+            if line and not session.handle(line):  # (a slow hint can be interrupted)
+                return 0
         except KeyboardInterrupt:
             session.say("\ninterrupted")
             return 130
         if not line:
             session.say("bye (end of input)")
-            return 0
-        if not session.handle(line):
             return 0
 
 

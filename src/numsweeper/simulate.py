@@ -29,6 +29,7 @@ from ._kernels import three_bv_solved
 from ._validate import check_dims, check_first_click_fits, check_int
 from .batch import _root_seed_sequence
 from .batchgame import BatchGame
+from .errors import _from_ctrl_c
 
 __all__ = [
     "RECORD_DTYPE",
@@ -629,23 +630,6 @@ def simulate(
         elapsed=elapsed,
         interrupted=interrupted,
     )
-
-
-def _from_ctrl_c(exc: BaseException) -> bool:
-    """Whether ``exc`` wraps a KeyboardInterrupt.
-
-    A Ctrl-C that lands while a compiled (numba) kernel calls back into
-    Python surfaces as ``SystemError: ... returned a result with an
-    exception set``, caused by the KeyboardInterrupt.
-    """
-    seen: set[int] = set()
-    cause: BaseException | None = exc
-    while cause is not None and id(cause) not in seen:
-        if isinstance(cause, KeyboardInterrupt):
-            return True
-        seen.add(id(cause))
-        cause = cause.__cause__ or cause.__context__
-    return False
 
 
 def _run(
