@@ -187,11 +187,11 @@ class SolverPolicy:
     ----------
     first_click : {None, 'safe', 'opening'}
         The game's first-click rule; it decides the opening move.
-    start : (int, int), optional
+    start : (int, int) or array_like of 2 ints, optional
         Open every game at this cell instead of the rule's best known
         start: a corner under ``'safe'`` or None, (2, 2) under
         ``'opening'`` ((3, 3) on boards of 400 cells or more).  On expert
-        those starts are the best measured: the corner wins 1.2 to 3.1
+        those starts are the best measured: the corner wins 1.1 to 3.1
         points more than (0, 1), (0, 2), (1, 1) or (2, 2) under ``'safe'``,
         and (3, 3) 1.5 to 1.7 points more than (4, 4) or (5, 5) under
         ``'opening'`` (0.5 more than (2, 2), within noise); see
@@ -293,7 +293,9 @@ class SolverPolicy:
     ) -> None:
         check_first_click(first_click)
         if start is not None:
-            if not isinstance(start, (tuple, list)) or len(start) != 2:
+            if isinstance(start, str) or np.ndim(start) != 1:
+                raise TypeError(f"start must be a (row, col) pair, got {start!r}")
+            if len(start) != 2:
                 raise ValueError(f"start must be a (row, col) pair, got {start!r}")
             start = (check_int(start[0], "start row"), check_int(start[1], "start col"))
             if min(start) < 0:
