@@ -373,3 +373,59 @@ def test_each_chunk_gets_its_own_copy_of_a_stateful_policy() -> None:
     # a chunk replayed alone matches its place in the full run
     alone = ns.simulate(50, 6, 6, 5, policy=Counting(), seed=8, chunk_size=50)
     assert np.array_equal(alone.records[["won", "clicks"]], one.records[:50][["won", "clicks"]])
+
+
+def _matches(game: ns.Game, record: np.void) -> bool:
+    """A replayed game ends as its record says: outcome, cells revealed, 3BV."""
+    from numsweeper.metrics import three_bv
+
+    assert game.board is not None
+    revealed = int((game.snapshot().cells >= 0).sum())
+    return (
+        (game.state is ns.GameState.WON) == bool(record["won"])
+        and revealed == int(record["revealed"])
+        and int(three_bv(game.board.mines)) == int(record["three_bv"])
+    )
+
+
+def test_replay_gives_back_each_game_as_the_run_ended_it() -> None:
+    result = ns.simulate(200, 9, 9, 10, first_click="safe", seed=7, chunk_size=30, workers=2)
+    rec = result.records
+    picks = {0, 29, 30, 199}
+    picks |= set(rec["game"][rec["won"]][:3].tolist()) | set(rec["game"][~rec["won"]][:3].tolist())
+    for i in sorted(picks):
+        game = result.replay(i)
+        assert _matches(game, rec[i]), i
+    # games in one chunk are not interchangeable
+    assert not all(_matches(result.replay(1), rec[i]) for i in (2, 3, 4))
+
+
+def test_replay_a_solver_game_and_a_used_seed_sequence() -> None:
+    from numsweeper.solver import SolverPolicy
+
+    root = np.random.SeedSequence(9)
+    root.spawn(2)  # used before: the run's chunks are its children 2, 3, ...
+    policy = SolverPolicy("opening")
+    result = ns.simulate(12, 16, 16, 40, policy=policy, first_click="opening", seed=root,
+                         chunk_size=5)  # fmt: skip
+    assert result.first_child == 2
+    for i in (0, 7, 11):
+        assert _matches(result.replay(i, policy), result.records[i])
+    with pytest.raises(TypeError, match="'SolverPolicy' was a callable: pass it to replay"):
+        result.replay(0)
+
+
+def test_replay_refuses_a_missing_game_or_another_policy() -> None:
+    result = ns.simulate(40, 9, 9, 10, seed=3, chunk_size=10)
+    for bad in (-1, 40, 10**9):
+        with pytest.raises(IndexError, match=f"game {bad} is not in this run's records"):
+            result.replay(bad)
+    with pytest.raises(TypeError, match="game must be an integer"):
+        result.replay(1.0)  # type: ignore[arg-type]
+    rec = result.records
+    longer = int(rec["game"][rec["clicks"] > 1][0])
+    with pytest.raises(ValueError, match=f"game {longer} replayed to .* replay with the run's"):
+        result.replay(longer, "first_click_only")
+    stopped = ns.simulate(1000, 9, 9, 10, policy=StopAfter(25), seed=4, chunk_size=100)
+    with pytest.raises(IndexError, match="interrupted"):
+        stopped.replay(999, ns.RandomPolicy())

@@ -30,6 +30,7 @@ from ._validate import check_dims, check_first_click_fits, check_int
 from .batch import _root_seed_sequence
 from .batchgame import BatchGame
 from .errors import _from_ctrl_c
+from .game import Game, GameState
 
 __all__ = [
     "RECORD_DTYPE",
@@ -241,6 +242,10 @@ class SimulationResult:
     interrupted : bool
         True when Ctrl-C stopped the run early; ``records`` then holds the
         chunks finished before it.
+    first_child : int
+        Children the root had spawned before the run (0 unless a used
+        SeedSequence was given): chunk ``i`` is seeded by
+        ``SeedSequence(seed, spawn_key=spawn_key + (first_child + i,))``.
 
     Examples
     --------
@@ -265,6 +270,7 @@ class SimulationResult:
     requested: int
     elapsed: float
     interrupted: bool = False
+    first_child: int = 0
 
     @property
     def games(self) -> int:
@@ -354,6 +360,86 @@ class SimulationResult:
             return f"SeedSequence({self.seed}, spawn_key={self.spawn_key})"
         return str(self.seed)
 
+    def replay(self, game: int, policy: str | Policy | None = None) -> Game:
+        """Game ``game`` of this run, played again to where the run left it.
+
+        The game's chunk is rebuilt from the run's seed and played again
+        with ``policy``, then the game comes back as a
+        :class:`~numsweeper.Game` in its final state (its board, mines
+        and moves), to inspect a loss or step through it.
+
+        Parameters
+        ----------
+        game : int
+            The game's index in the run (its ``game`` record).
+        policy : str or callable, optional
+            The run's policy.  A policy named by a string (``'random'``,
+            ``'solver'``, ...) is rebuilt by default; a callable must be
+            passed again, as the result keeps only its name.
+
+        Returns
+        -------
+        Game
+
+        Raises
+        ------
+        IndexError
+            If no record has that index (negative, past the end, or in a
+            chunk that a Ctrl-C stopped).
+        TypeError
+            If ``game`` is not an integer, or a callable policy is missing.
+        ValueError
+            If the game does not end as recorded: another policy than the
+            run's, or one whose moves depend on more than its arguments.
+
+        Notes
+        -----
+        The whole chunk is played again (``chunk_size`` games), so choose a
+        small ``chunk_size`` for runs whose games you mean to replay.
+
+        Examples
+        --------
+        >>> import numsweeper as ns
+        >>> result = ns.simulate(60, 9, 9, 10, policy="solver", first_click="safe",
+        ...                      seed=2, chunk_size=20)
+        >>> lost = int(result.records["game"][~result.records["won"]][0])
+        >>> game = result.replay(lost)
+        >>> game.state, int((game.snapshot().cells == ns.EXPLODED).sum())
+        (<GameState.LOST: 'lost'>, 1)
+        """
+        i = check_int(game, "game")
+        hits = np.flatnonzero(self.records["game"] == i)
+        if not hits.size:
+            raise IndexError(
+                f"game {i} is not in this run's records ({self.games} games"
+                + (", interrupted)" if self.interrupted else ")")
+            )
+        record = self.records[hits[0]]
+        if policy is None:
+            if self.policy not in POLICY_NAMES:
+                raise TypeError(
+                    f"this run's policy {self.policy!r} was a callable: pass it to replay"
+                )
+            policy = self.policy
+        chunk = int(record["chunk"])
+        start = chunk * self.chunk_size
+        size = min(self.chunk_size, self.requested - start)
+        seed = np.random.SeedSequence(
+            self.seed, spawn_key=(*self.spawn_key, self.first_child + chunk)
+        )
+        batch = _play_batch(
+            start, size, self.rows, self.cols, self.mines, self.first_click, policy, seed
+        )
+        replayed = batch[i - start]
+        won = replayed.state is GameState.WON
+        if (won, int(batch.clicks[i - start])) != (bool(record["won"]), int(record["clicks"])):
+            raise ValueError(
+                f"game {i} replayed to won={won} in {int(batch.clicks[i - start])} clicks, but "
+                f"the run recorded won={bool(record['won'])} in {int(record['clicks'])}: "
+                f"replay with the run's own policy ({self.policy!r})"
+            )
+        return replayed
+
     def to_csv(self, path: str | PathLike[str]) -> None:
         """Write the records as CSV with a header row.
 
@@ -400,6 +486,30 @@ def _play_chunk(
     """Play one chunk of games to the end; a pure function of its arguments."""
     from .metrics import three_bv
 
+    batch = _play_batch(start, games, rows, cols, mines, first_click, policy_spec, seed)
+    records = np.zeros(games, dtype=RECORD_DTYPE)
+    records["game"] = start + np.arange(games)
+    records["chunk"] = chunk
+    records["won"] = batch.won
+    records["clicks"] = batch.clicks
+    records["revealed"] = batch.revealed_count
+    if games:
+        records["three_bv"] = three_bv(batch.mines)
+        records["three_bv_solved"] = three_bv_solved(batch.mines, batch.counts, batch.revealed)
+    return records
+
+
+def _play_batch(
+    start: int,
+    games: int,
+    rows: int,
+    cols: int,
+    mines: int,
+    first_click: str | None,
+    policy_spec: str | Policy,
+    seed: np.random.SeedSequence,
+) -> BatchGame:
+    """The games of one chunk, played to the end (``start`` names them in errors)."""
     policy = _make_policy(policy_spec, first_click)
     board_seed, policy_seed = seed.spawn(2)
     rng = np.random.default_rng(policy_seed)
@@ -420,16 +530,7 @@ def _play_chunk(
         r[live] = cells[:, 0]
         c[live] = cells[:, 1]
         batch.reveal(r, c, active=moving)
-    records = np.zeros(games, dtype=RECORD_DTYPE)
-    records["game"] = start + np.arange(games)
-    records["chunk"] = chunk
-    records["won"] = batch.won
-    records["clicks"] = batch.clicks
-    records["revealed"] = batch.revealed_count
-    if games:
-        records["three_bv"] = three_bv(batch.mines)
-        records["three_bv_solved"] = three_bv_solved(batch.mines, batch.counts, batch.revealed)
-    return records
+    return batch
 
 
 def _check_clicks(
@@ -587,6 +688,7 @@ def simulate(
         (i, start, min(chunk_size, games - start))
         for i, start in enumerate(range(0, games, chunk_size))
     ]
+    first_child = root.n_children_spawned
     children = root.spawn(len(chunks))
     tasks = [
         (i, start, size, rows, cols, mines, first_click, policy, child)
@@ -629,6 +731,7 @@ def simulate(
         requested=games,
         elapsed=elapsed,
         interrupted=interrupted,
+        first_child=first_child,
     )
 
 
