@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import math
 import sys
 from collections import deque
@@ -377,8 +378,6 @@ def test_each_chunk_gets_its_own_copy_of_a_stateful_policy() -> None:
 
 def _matches(game: ns.Game, record: np.void) -> bool:
     """A replayed game ends as its record says: outcome, cells revealed, 3BV."""
-    from numsweeper.metrics import three_bv
-
     assert game.board is not None
     revealed = int((game.snapshot().cells >= 0).sum())
     return (
@@ -400,6 +399,23 @@ def test_replay_gives_back_each_game_as_the_run_ended_it() -> None:
     assert not all(_matches(result.replay(1), rec[i]) for i in (2, 3, 4))
 
 
+def test_replay_a_run_with_an_unusual_root_or_a_callable_named_like_a_policy() -> None:
+    root = np.random.SeedSequence(3, pool_size=8)
+    result = ns.simulate(20, 9, 9, 10, seed=root, chunk_size=7)
+    assert result.pool_size == 8 and "pool_size=8" in result.summary()
+    for i in (0, 13, 19):
+        assert _matches(result.replay(i), result.records[i])
+
+    def random(visible: Any, mines_left: Any, rng: np.random.Generator) -> Any:
+        return ns.FirstClickOnlyPolicy()(visible, mines_left, rng)
+
+    named = ns.simulate(20, 9, 9, 10, policy=random, seed=1, chunk_size=7)
+    assert named.policy == "random" and not named.policy_is_name
+    with pytest.raises(TypeError, match="'random' was a callable: pass it to replay"):
+        named.replay(0)
+    assert _matches(named.replay(5, random), named.records[5])
+
+
 def test_replay_a_solver_game_and_a_used_seed_sequence() -> None:
     from numsweeper.solver import SolverPolicy
 
@@ -408,7 +424,7 @@ def test_replay_a_solver_game_and_a_used_seed_sequence() -> None:
     policy = SolverPolicy("opening")
     result = ns.simulate(12, 16, 16, 40, policy=policy, first_click="opening", seed=root,
                          chunk_size=5)  # fmt: skip
-    assert result.first_child == 2
+    assert result.first_child == 2 and "n_children_spawned=2" in result.summary()
     for i in (0, 7, 11):
         assert _matches(result.replay(i, policy), result.records[i])
     with pytest.raises(TypeError, match="'SolverPolicy' was a callable: pass it to replay"):
@@ -424,8 +440,18 @@ def test_replay_refuses_a_missing_game_or_another_policy() -> None:
         result.replay(1.0)  # type: ignore[arg-type]
     rec = result.records
     longer = int(rec["game"][rec["clicks"] > 1][0])
-    with pytest.raises(ValueError, match=f"game {longer} replayed to .* replay with the run's"):
+    with pytest.raises(ValueError, match=f"game {longer} did not replay as recorded: .*clicks 1"):
         result.replay(longer, "first_click_only")
+    with pytest.raises(ValueError, match="unknown policy 'nope'; choose one of"):
+        result.replay(3, "nope")
+    with pytest.raises(TypeError, match="policy must be a name or a callable, got 5"):
+        result.replay(3, 5)  # type: ignore[arg-type]
+    # a single-click policy on other boards: caught by what it revealed and the 3BV
+    once = ns.simulate(10, 9, 9, 10, policy="first_click_only", seed=3)
+    other = dataclasses.replace(once, seed=999)
+    with pytest.raises(ValueError, match=r"did not replay as recorded: .*(revealed|three_bv)"):
+        for i in range(10):
+            other.replay(i)
     stopped = ns.simulate(1000, 9, 9, 10, policy=StopAfter(25), seed=4, chunk_size=100)
     with pytest.raises(IndexError, match="interrupted"):
         stopped.replay(999, ns.RandomPolicy())

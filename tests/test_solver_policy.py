@@ -140,11 +140,14 @@ def test_a_bad_start_is_refused_and_names_the_value() -> None:
         SolverPolicy("safe", start=(-1, 0))
     with pytest.raises(ns.OutOfBoundsError, match=r"start \(0, -2\)"):
         SolverPolicy("safe", start=(0, -2))
-    for bad in ((1,), (1, 2, 3), []):
+    for bad in ((1,), (1, 2, 3), [], [[1, 2]]):
         with pytest.raises(ValueError, match=r"start must be a \(row, col\) pair, got"):
             SolverPolicy("safe", start=bad)  # type: ignore[arg-type]
-    for bad in ("ab", 5, [[1, 2]], 1.5):
+    for bad in ("ab", 5, 1.5):
         with pytest.raises(TypeError, match=r"start must be a \(row, col\) pair, got"):
+            SolverPolicy("safe", start=bad)  # type: ignore[arg-type]
+    for bad, which in (((1, (2, 3)), "col"), (np.eye(2, dtype=int), "row")):
+        with pytest.raises(TypeError, match=f"start {which} must be an integer"):
             SolverPolicy("safe", start=bad)  # type: ignore[arg-type]
     assert SolverPolicy("safe", start=np.array([1, 2])).start == (1, 2)
     assert SolverPolicy("safe", start=[np.int8(3), 4]).start == (3, 4)

@@ -30,7 +30,7 @@ from ._validate import check_dims, check_first_click_fits, check_int
 from .batch import _root_seed_sequence
 from .batchgame import BatchGame
 from .errors import _from_ctrl_c
-from .game import Game, GameState
+from .game import Game
 
 __all__ = [
     "RECORD_DTYPE",
@@ -42,8 +42,9 @@ __all__ = [
 ]
 
 #: One record per game.  ``game`` is the game's index in the run, ``chunk``
-#: the chunk that played it (its seed is ``SeedSequence(seed).spawn(...)``
-#: number ``chunk``); ``clicks`` counts reveals, ``revealed`` safe cells.
+#: the chunk that played it (seeded by the run's root SeedSequence's child
+#: ``first_child + chunk``, see SimulationResult); ``clicks`` counts
+#: reveals, ``revealed`` safe cells.
 RECORD_DTYPE = np.dtype(
     [
         ("game", np.int64),
@@ -205,6 +206,16 @@ def _make_policy(policy: str | Policy, first_click: str | None) -> Policy:
     return _POLICIES[policy]()
 
 
+def _check_policy(policy: Any, first_click: str | None) -> None:
+    """Raise unless ``policy`` is a known name (that can be built) or a callable."""
+    if isinstance(policy, str):
+        if policy not in POLICY_NAMES:
+            raise ValueError(f"unknown policy {policy!r}; choose one of {', '.join(POLICY_NAMES)}")
+        _make_policy(policy, first_click)  # fail now, not in a worker
+    elif not callable(policy):
+        raise TypeError(f"policy must be a name or a callable, got {policy!r}")
+
+
 def _policy_name(policy: str | Policy) -> str:
     if isinstance(policy, str):
         return policy
@@ -226,13 +237,16 @@ class SimulationResult:
     first_click : {None, 'safe', 'opening'}
         The first-click rule.
     policy : str
-        The policy's name.
+        The policy's name (a class or function name for a callable).
     seed : int or tuple of int
         Entropy of the root :class:`numpy.random.SeedSequence`; the same
-        ``seed`` and ``chunk_size`` give the same records.
+        root and ``chunk_size`` give the same records.
     spawn_key : tuple of int
         Spawn key of the root, ``()`` unless a spawned SeedSequence was
-        given: pass ``SeedSequence(seed, spawn_key=spawn_key)`` to repeat.
+        given.  To repeat a run, pass ``SeedSequence(seed,
+        spawn_key=spawn_key, pool_size=pool_size,
+        n_children_spawned=first_child)``, or just ``seed`` when the other
+        three are at their defaults.
     chunk_size : int
         Games per chunk.
     requested : int
@@ -244,8 +258,13 @@ class SimulationResult:
         chunks finished before it.
     first_child : int
         Children the root had spawned before the run (0 unless a used
-        SeedSequence was given): chunk ``i`` is seeded by
-        ``SeedSequence(seed, spawn_key=spawn_key + (first_child + i,))``.
+        SeedSequence was given): chunk ``i`` is seeded by the root's child
+        ``first_child + i``.
+    pool_size : int
+        The root's pool size (numpy's default 4 unless given).
+    policy_is_name : bool
+        Whether the policy was given by name (so :meth:`replay` can rebuild
+        it) rather than as a callable.
 
     Examples
     --------
@@ -271,6 +290,8 @@ class SimulationResult:
     elapsed: float
     interrupted: bool = False
     first_child: int = 0
+    pool_size: int = 4
+    policy_is_name: bool = True
 
     @property
     def games(self) -> int:
@@ -356,8 +377,13 @@ class SimulationResult:
         return "\n".join(f"{name:<12} {value}" for name, value in lines)
 
     def _seed_text(self) -> str:
-        if self.spawn_key:
-            return f"SeedSequence({self.seed}, spawn_key={self.spawn_key})"
+        extra = [f"spawn_key={self.spawn_key}"] if self.spawn_key else []
+        if self.pool_size != 4:
+            extra.append(f"pool_size={self.pool_size}")
+        if self.first_child:
+            extra.append(f"n_children_spawned={self.first_child}")
+        if extra:
+            return f"SeedSequence({self.seed}, {', '.join(extra)})"
         return str(self.seed)
 
     def replay(self, game: int, policy: str | Policy | None = None) -> Game:
@@ -380,6 +406,8 @@ class SimulationResult:
         Returns
         -------
         Game
+            A new, independent game with the run's board, after the moves
+            the run made in it.
 
         Raises
         ------
@@ -387,10 +415,13 @@ class SimulationResult:
             If no record has that index (negative, past the end, or in a
             chunk that a Ctrl-C stopped).
         TypeError
-            If ``game`` is not an integer, or a callable policy is missing.
+            If ``game`` is not an integer, a callable policy is missing, or
+            ``policy`` is neither a name nor a callable.
         ValueError
-            If the game does not end as recorded: another policy than the
-            run's, or one whose moves depend on more than its arguments.
+            For an unknown policy name, or if the game does not end as
+            recorded (outcome, clicks, cells revealed, 3BV): another policy
+            than the run's, or one whose moves depend on more than its
+            arguments.
 
         Notes
         -----
@@ -416,27 +447,44 @@ class SimulationResult:
             )
         record = self.records[hits[0]]
         if policy is None:
-            if self.policy not in POLICY_NAMES:
+            if not self.policy_is_name:
                 raise TypeError(
                     f"this run's policy {self.policy!r} was a callable: pass it to replay"
                 )
             policy = self.policy
+        _check_policy(policy, self.first_click)
+        from .metrics import three_bv
+
         chunk = int(record["chunk"])
         start = chunk * self.chunk_size
         size = min(self.chunk_size, self.requested - start)
         seed = np.random.SeedSequence(
-            self.seed, spawn_key=(*self.spawn_key, self.first_child + chunk)
+            self.seed,
+            spawn_key=(*self.spawn_key, self.first_child + chunk),
+            pool_size=self.pool_size,
         )
         batch = _play_batch(
             start, size, self.rows, self.cols, self.mines, self.first_click, policy, seed
         )
-        replayed = batch[i - start]
-        won = replayed.state is GameState.WON
-        if (won, int(batch.clicks[i - start])) != (bool(record["won"]), int(record["clicks"])):
+        j = i - start
+        replayed = batch[j]
+        fields = ("won", "clicks", "revealed", "three_bv")
+        now = (
+            bool(batch.won[j]),
+            int(batch.clicks[j]),
+            int(batch.revealed_count[j]),
+            int(three_bv(batch.mines[j])),
+        )
+        then = tuple(record[name].item() for name in fields)
+        if now != then:
+            differ = ", ".join(
+                f"{name} {a} (recorded {b})"
+                for name, a, b in zip(fields, now, then, strict=True)
+                if a != b
+            )
             raise ValueError(
-                f"game {i} replayed to won={won} in {int(batch.clicks[i - start])} clicks, but "
-                f"the run recorded won={bool(record['won'])} in {int(record['clicks'])}: "
-                f"replay with the run's own policy ({self.policy!r})"
+                f"game {i} did not replay as recorded: {differ}; replay with the run's own "
+                f"policy ({self.policy!r}), which must depend only on its arguments"
             )
         return replayed
 
@@ -615,7 +663,8 @@ def simulate(
         Run the chunks on this executor instead (``workers`` must be 1).
     chunk_size : int
         Games per chunk.  Chunk ``i`` plays games ``i * chunk_size`` onwards
-        with child ``i`` of the root ``SeedSequence``, so records depend on
+        with child ``i`` of the root ``SeedSequence`` (counted from the
+        children it had already spawned, if any), so records depend on
         ``seed`` and ``chunk_size`` only, never on who runs the chunks.
     progress : bool
         Show a tqdm progress bar on stderr (needs the ``progress`` extra).
@@ -673,12 +722,7 @@ def simulate(
         raise ValueError(f"chunk_size must be >= 1, got {chunk_size}")
     if executor is not None and workers != 1:
         raise TypeError("give workers or executor, not both")
-    if isinstance(policy, str):
-        if policy not in POLICY_NAMES:
-            raise ValueError(f"unknown policy {policy!r}; choose one of {', '.join(POLICY_NAMES)}")
-        _make_policy(policy, first_click)  # fail now, not in a worker
-    elif not callable(policy):
-        raise TypeError(f"policy must be a name or a callable, got {policy!r}")
+    _check_policy(policy, first_click)
     bar = _progress_bar(games) if progress else None
 
     root = _root_seed_sequence(seed)
@@ -732,6 +776,8 @@ def simulate(
         elapsed=elapsed,
         interrupted=interrupted,
         first_child=first_child,
+        pool_size=root.pool_size,
+        policy_is_name=isinstance(policy, str),
     )
 
 

@@ -293,7 +293,7 @@ class SolverPolicy:
     ) -> None:
         check_first_click(first_click)
         if start is not None:
-            if isinstance(start, str) or np.ndim(start) != 1:
+            if isinstance(start, str) or not hasattr(start, "__len__"):
                 raise TypeError(f"start must be a (row, col) pair, got {start!r}")
             if len(start) != 2:
                 raise ValueError(f"start must be a (row, col) pair, got {start!r}")
