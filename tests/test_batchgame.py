@@ -317,3 +317,45 @@ def test_from_preset_rejects_unknown_and_unhashable_names() -> None:
     for name in ("huge", ["expert"], None):
         with pytest.raises(ValueError, match="choose one of beginner, intermediate, expert"):
             ns.BatchGame.from_preset(name, 2)  # type: ignore[arg-type]
+
+
+def test_visible_of_checks_its_indices_and_never_wraps() -> None:
+    games = ns.BatchGame.new(3, 4, 4, 2, seed=0)
+    games.reveal([0, 1, 2], [0, 1, 2])
+    before = games.visible.copy()
+    assert np.array_equal(games.visible_of([2, 0]), before[[2, 0]])
+    assert games.visible_of([]).shape == (0, 4, 4)
+    for bad, error, message in (
+        ([-1], ns.OutOfBoundsError, r"game index -1 is off the batch \(0..2"),
+        ([0, 3], ns.OutOfBoundsError, "game index 3 is off the batch"),
+        ([1.7], TypeError, "games must hold integers, got dtype float64"),
+        ([True, False, True], TypeError, "got dtype bool"),
+        (1, ns.InvalidBoardError, r"1-D array of indices, got shape \(\)"),
+        ([[0, 1]], ns.InvalidBoardError, r"got shape \(1, 2\)"),
+    ):
+        with pytest.raises(error, match=message):
+            games.visible_of(bad)
+    assert np.array_equal(games.visible, before)
+
+
+def test_batch_moves_take_empty_lists_and_name_a_wrong_shape() -> None:
+    empty = ns.BatchGame.new(0, 3, 3, 1, seed=0)
+    assert empty.reveal([], []).shape == (0,)
+    games = ns.BatchGame.new(3, 3, 3, 1, seed=0)
+    for action in ("reveal", "toggle_flag", "chord"):
+        with pytest.raises(ns.InvalidBoardError, match=r"cols must have shape \(3,\), got \(2,\)"):
+            getattr(games, action)([0, 1, 2], [0, 0])
+        with pytest.raises(ns.InvalidBoardError, match=r"rows must have shape \(3,\), got \(0,\)"):
+            getattr(games, action)([], [0, 0, 0])
+    assert not games.clicks.any()
+
+
+def test_batch_indexes_off_the_end_raise_our_out_of_bounds_error() -> None:
+    games = ns.BatchGame.new(2, 3, 3, 1, seed=0)
+    boards = ns.generate_boards(2, 3, 3, 1, seed=0)
+    for batch, name in ((games, "game"), (boards, "board")):
+        with pytest.raises(ns.OutOfBoundsError, match=f"{name} index 2 out of range"):
+            batch[2]
+        with pytest.raises(IndexError):  # (still an IndexError, as for any sequence)
+            batch[-3]
+    assert boards[-1].mine_count == 1  # a sequence counts from the end, as documented

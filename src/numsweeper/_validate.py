@@ -86,9 +86,11 @@ def check_dims(rows: Any, cols: Any, mines: Any) -> tuple[int, int, int]:
 
 
 def check_first_click(rule: Any) -> None:
-    """Reject an unknown first-click rule."""
+    """Reject an unknown first-click rule (InvalidBoardError, or TypeError for a non-string)."""
+    if rule is not None and not isinstance(rule, str):
+        raise TypeError(f"first_click must be None, 'safe' or 'opening', got {rule!r}")
     if rule not in FIRST_CLICK_RULES:
-        raise ValueError(f"first_click must be None, 'safe' or 'opening', got {rule!r}")
+        raise InvalidBoardError(f"first_click must be None, 'safe' or 'opening', got {rule!r}")
 
 
 def first_click_area(rows: int, cols: int, rule: str | None) -> int:
@@ -126,7 +128,7 @@ def safe_zone(rows: int, cols: int, row: int, col: int, rule: str | None) -> np.
 def preset_dims(name: Any) -> tuple[int, int, int]:
     """``(rows, cols, mines)`` of a named preset; ValueError lists the valid names."""
     if not isinstance(name, str) or name not in PRESETS:
-        raise ValueError(f"unknown preset {name!r}; choose one of {', '.join(PRESETS)}")
+        raise InvalidBoardError(f"unknown preset {name!r}; choose one of {', '.join(PRESETS)}")
     return PRESETS[name]
 
 

@@ -142,7 +142,7 @@ class BoardBatch:
         """Board ``index``, ready to play (a fresh copy of its arrays)."""
         i = check_int(index, "index")
         if not -len(self) <= i < len(self):
-            raise IndexError(f"board index {i} out of range for a batch of {len(self)}")
+            raise OutOfBoundsError(f"board index {i} out of range for a batch of {len(self)}")
         return Board._from_arrays(self.mines[i], self.counts[i])
 
     def _repr_html_(self) -> str:

@@ -24,7 +24,7 @@ from ._validate import (
 )
 from .batch import BoardBatch, generate_boards
 from .board import Board, read_only
-from .errors import InvalidBoardError
+from .errors import InvalidBoardError, OutOfBoundsError
 from .game import Game, GameState
 from .placement import FixedPlacement
 
@@ -419,6 +419,15 @@ class BatchGame:
         -------
         ndarray of int8, shape (k, rows, cols)
 
+        Raises
+        ------
+        OutOfBoundsError
+            If an index is negative or past the last game.
+        TypeError
+            If the indices are not integers.
+        InvalidBoardError
+            If ``games`` is not one-dimensional.
+
         Examples
         --------
         >>> import numsweeper as ns
@@ -426,7 +435,22 @@ class BatchGame:
         >>> games.visible_of([1, 3]).shape
         (2, 9, 9)
         """
-        g = np.asarray(games, dtype=np.intp)
+        g = np.asarray(games)
+        if g.ndim != 1:
+            raise InvalidBoardError(f"games must be a 1-D array of indices, got shape {g.shape}")
+        if g.size and (g.dtype == bool or not np.issubdtype(g.dtype, np.integer)):
+            raise TypeError(f"games must hold integers, got dtype {g.dtype}")
+        g = g.astype(np.intp)
+        bad = (g < 0) | (g >= len(self))
+        if bad.any():
+            raise OutOfBoundsError(
+                f"game index {int(g[bad][0])} is off the batch (0..{len(self) - 1}; "
+                "negative indices are not wrapped)"
+            )
+        return self._visible_of(g)
+
+    def _visible_of(self, g: NDArray[np.intp]) -> NDArray[np.int8]:
+        """:meth:`visible_of` without the checks (``g`` holds valid indices)."""
         state = self._state[g]
         if not state.any():
             # All in progress: nothing about mines shows, so skip gathering them.
@@ -478,7 +502,7 @@ class BatchGame:
         """
         i = check_int(index, "index")
         if not -len(self) <= i < len(self):
-            raise IndexError(f"game index {i} out of range for a batch of {len(self)}")
+            raise OutOfBoundsError(f"game index {i} out of range for a batch of {len(self)}")
         i %= len(self)
         rows, cols = self.rows, self.cols
         if self._first_click is None:
@@ -508,12 +532,14 @@ class BatchGame:
         arrays = []
         for name, value in (("rows", rows), ("cols", cols)):
             array = np.asarray(value)
+            if array.size == 0:  # [] holds no values, whatever numpy guesses for its dtype
+                array = array.astype(np.int64)
             if array.dtype == bool or not np.issubdtype(array.dtype, np.integer):
                 raise TypeError(f"{name} must hold integers, got dtype {array.dtype}")
             if array.ndim == 0:
                 array = np.broadcast_to(array, (n,))
             if array.shape != (n,):
-                raise ValueError(f"{name} must have shape ({n},), got {array.shape}")
+                raise InvalidBoardError(f"{name} must have shape ({n},), got {array.shape}")
             arrays.append(array.astype(np.int64))
         if active is None:
             mask = np.ones(n, dtype=bool)

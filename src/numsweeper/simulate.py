@@ -572,7 +572,7 @@ def _play_batch(
         live = np.flatnonzero(moving)
         if not live.size:
             break
-        visible = batch.visible_of(live)
+        visible = batch._visible_of(live)
         cells = np.asarray(policy(visible, batch.mines_left[live], rng))
         _check_clicks(cells, visible, live, start, policy_spec)
         r[live] = cells[:, 0]
