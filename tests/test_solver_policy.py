@@ -772,3 +772,90 @@ def test_policy_settings_out_of_range_are_rejected(name: str, value: float) -> N
     with pytest.raises(ValueError, match=f"{name} must be .* got {value!r}"):
         SolverPolicy("safe", **{name: value})
     SolverPolicy("safe", **{name: 0 if name in ("tolerance", "endgame_dense") else 1})
+
+
+def test_analyze_refuses_a_guard_below_one_instead_of_looping() -> None:
+    cells = np.array([[1, H], [H, H]], dtype=np.int8)
+    for bad in (0, -5):
+        with pytest.raises(ValueError, match=f"max_states must be >= 1, got {bad}"):
+            analyze(cells, 1, max_states=bad)
+    with pytest.raises(TypeError, match="max_states must be an integer, got None"):
+        analyze(cells, 1, max_states=None)  # type: ignore[arg-type]
+    assert analyze(cells, 1, max_states=1).layouts >= 3  # relaxed, an upper bound
+
+
+def test_a_won_snapshot_is_analysed_like_the_won_game() -> None:
+    game = ns.Game.new(3, 3, 2, strategy=ns.FixedPlacement([(0, 0), (2, 2)]))
+    game.toggle_flag(2, 2)  # one flag of the player's; the win shows both mines flagged
+    game.reveal(0, 2)
+    game.reveal(2, 0)
+    assert game.state is ns.GameState.WON and game.snapshot().mines_left == 1
+    by_snapshot, by_game = analyze(game.snapshot()), analyze(game)
+    assert by_snapshot.mines.tolist() == by_game.mines.tolist() == [[0, 0], [2, 2]]
+    assert by_snapshot.layouts == by_game.layouts == 1
+
+
+def test_a_flagged_opening_is_never_the_move() -> None:
+    for rule, opening, nearest in (
+        (None, (0, 0), [0, 1]),
+        ("safe", (0, 0), [0, 1]),
+        ("opening", (2, 2), [1, 1]),
+    ):
+        game = ns.Game.new(9, 9, 10, seed=1, first_click=rule)
+        game.toggle_flag(*opening)
+        h = hint(game)
+        snap = game.snapshot()
+        move = SolverPolicy(rule)(snap.cells[None], [snap.mines_left], None)
+        assert [h.row, h.col] == move[0].tolist() == nearest
+        game.reveal(h.row, h.col)  # a legal move
+    policy = SolverPolicy("safe", start=(4, 4))
+    cells = np.full((1, 9, 9), H, dtype=np.int8)
+    cells[0, 3:6, 3:6] = ns.FLAG
+    assert policy(cells, [10], None).tolist() == [[2, 2]]  # nearest, row-major on ties
+
+
+def test_no_move_when_every_hidden_cell_is_flagged() -> None:
+    game = ns.Game.new(2, 2, 1, strategy=ns.FixedPlacement([(0, 0)]))
+    game.toggle_flag(0, 0)
+    game.toggle_flag(1, 1)
+    game.reveal(0, 1)
+    game.reveal(1, 0)
+    assert game.state is ns.GameState.IN_PROGRESS
+    with pytest.raises(ns.IllegalMoveError, match="no hidden, unflagged cell to reveal"):
+        hint(game)
+    snap = game.snapshot()
+    with pytest.raises(ns.IllegalMoveError, match="game 0 has no hidden, unflagged cell"):
+        SolverPolicy()(snap.cells[None], [snap.mines_left], None)
+
+
+def test_hint_before_the_first_click_agrees_with_analyze_about_flags() -> None:
+    game = ns.Game.new(3, 3, 2, seed=0)  # no rule: the first click is a guess
+    game.toggle_flag(1, 1)
+    for trust in (False, True):
+        h = hint(game, trust_flags=trust)
+        p = analyze(game, trust_flags=trust).probabilities[h.row, h.col]
+        assert h.probability == p and not h.certain
+    assert hint(game).probability == pytest.approx(2 / 9)
+    assert hint(game, trust_flags=True).probability == pytest.approx(1 / 8)
+
+
+@pytest.mark.parametrize(
+    ("visible", "mines_left", "error", "message"),
+    [
+        ([[[256, H], [H, H]]], [1], ns.InvalidBoardError, r"cell \(0, 0\) of game 0 holds 256"),
+        ([[[9, H], [H, H]]], [1], ns.InvalidBoardError, "holds 9, not a count 0..8"),
+        ([[[0.9, H], [H, H]]], [1], TypeError, "visible must hold integers, got dtype float64"),
+        ([[[True, False]]], [1], TypeError, "got dtype bool"),
+        (np.zeros((1, 0, 4), dtype=np.int8), [1], ns.InvalidBoardError, r"got \(1, 0, 4\)"),
+        ([[H, H]], [1], ns.InvalidBoardError, r"shape \(k, rows, cols\), got \(1, 2\)"),
+        ([[[H, H]]] * 2, [1, 1, 1], ns.InvalidBoardError, r"one count per game \(2\), got"),
+        ([[[H, H]]], [1.5], TypeError, "mines_left must hold integers, got dtype float64"),
+    ],
+)
+def test_the_policy_refuses_what_no_game_shows(
+    visible: Any, mines_left: Any, error: type, message: str
+) -> None:
+    policy = SolverPolicy("safe")
+    with pytest.raises(error, match=message):
+        policy(np.asarray(visible), mines_left, None)
+    assert policy.counts["first"] == 0 and policy.counts["local"] == 0

@@ -42,9 +42,9 @@ from numpy.typing import NDArray
 
 from .._constants import FLAG, HIDDEN
 from .._kernels import adjacent_counts
-from .._validate import check_int
+from .._validate import check_int, count_text
 from ..errors import InvalidBoardError
-from ..game import Game, Snapshot
+from ..game import Game, GameState, Snapshot
 
 __all__ = ["MAX_STATES", "Analysis", "analyze"]
 
@@ -168,6 +168,9 @@ def _coerce(visible: Any, mines: Any) -> tuple[NDArray[np.int8], int]:
         visible = visible.snapshot()
     if isinstance(visible, Snapshot):
         cells = visible.cells
+        if visible.state is GameState.WON and mines is None:
+            # a won game shows every mine as a flag, the player's or not
+            mines = int(np.count_nonzero(cells == FLAG))
         if mines is None:
             mines = visible.mines_left + int(np.count_nonzero(cells == FLAG))
     else:
@@ -709,6 +712,9 @@ class _Count(NamedTuple):
 
 def _count(visible: Any, mines: Any, trust_flags: bool, max_states: int) -> _Count:
     """:func:`analyze` up to the layout count (its checks and errors included)."""
+    max_states = check_int(max_states, "max_states")
+    if max_states < 1:
+        raise ValueError(f"max_states must be >= 1, got {max_states}")
     cells, total = _coerce(visible, mines)
     flagged = cells == FLAG
     revealed = cells >= 0
@@ -778,7 +784,7 @@ def _count_needs(
             else ""
         )
         raise InvalidBoardError(
-            f"no layout fits {m} hidden mines among {u} unconstrained cells{where}"
+            f"no layout fits {count_text(m, 'hidden mine')} among {u} unconstrained cells{where}"
         )
     return _Count(
         cells, unknown, known, m, shape, components, exact, polys, prefix, frontier, weights, grand

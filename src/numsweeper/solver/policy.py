@@ -68,7 +68,7 @@ from numpy.typing import ArrayLike, NDArray
 from .._constants import FLAG, HIDDEN
 from .._kernels import adjacent_counts
 from .._validate import check_coord, check_first_click, check_int
-from ..errors import InvalidBoardError, OutOfBoundsError
+from ..errors import IllegalMoveError, InvalidBoardError, OutOfBoundsError
 from ..game import Game, GameState, Snapshot
 from ._guess import hill_guess
 from .analysis import MAX_STATES, Analysis, _coerce, _kernel, _Prober, analyze
@@ -394,14 +394,21 @@ class SolverPolicy:
         Returns
         -------
         ndarray of intp, shape (k, 2)
-            ``(row, col)`` per game, always a hidden, unflagged cell.
+            ``(row, col)`` per game, always a hidden, unflagged cell (the
+            cell nearest the usual opening, if a fresh game has it flagged).
+
+        Raises
+        ------
+        InvalidBoardError
+            If ``visible`` is not ``(k, rows, cols)`` of counts, HIDDEN and
+            FLAG, or ``mines_left`` does not give one count per game.
+        TypeError
+            If ``visible`` or ``mines_left`` do not hold integers.
+        IllegalMoveError
+            If a game has no hidden, unflagged cell left to reveal.
         """
-        cells = np.asarray(visible)
-        if cells.ndim != 3:
-            raise InvalidBoardError(f"visible must have shape (k, rows, cols), got {cells.shape}")
-        cells = cells.astype(np.int8, copy=False)
+        cells, left = _check_batch(visible, mines_left)
         k, rows, cols = cells.shape
-        left = np.broadcast_to(np.asarray(mines_left, dtype=np.int64), (k,))
         out = np.zeros((k, 2), dtype=np.intp)
         if k == 0:
             return out
@@ -415,7 +422,9 @@ class SolverPolicy:
         out[:, 0], out[:, 1] = np.divmod(first, cols)
         fresh = ~revealed_any
         if fresh.any():
-            out[fresh] = self._opening(rows, cols)
+            opening = self._opening(rows, cols)
+            for i in np.flatnonzero(fresh).tolist():
+                out[i] = _unflagged_near(cells[i], opening)
         self.timings["local"] += time.perf_counter() - t0
         self.counts["first"] += int(fresh.sum())
         self.counts["local"] += int((has_safe & ~fresh).sum())
@@ -1072,6 +1081,8 @@ def hint(game_or_snapshot: Game | Snapshot, *, trust_flags: bool = False) -> Hin
         If the game is already WON or LOST.
     InvalidBoardError
         If the visible state is inconsistent.
+    IllegalMoveError
+        If every hidden cell is flagged (unflag one to play on).
 
     Examples
     --------
@@ -1096,12 +1107,13 @@ def hint(game_or_snapshot: Game | Snapshot, *, trust_flags: bool = False) -> Hin
     if state is not GameState.IN_PROGRESS:
         raise GameOverError(f"no hint: the game is already {state.name}")
     cells, mines = _coerce(game_or_snapshot, None)
+    _check_batch(cells[None], [0])  # (a cell to reveal is left)
     rows, cols = cells.shape
     if not (cells >= 0).any():
-        r, c = _first_click(rows, cols, rule)
-        if rule is None:
-            hidden = int(np.count_nonzero(cells == HIDDEN))
-            return Hint(r, c, mines / max(hidden, 1), mines == 0)
+        r, c = _unflagged_near(cells, _first_click(rows, cols, rule))
+        if rule is None:  # no rule protects the first click: it is a guess like any other
+            p = float(analyze(cells, mines, trust_flags=trust_flags).probabilities[r, c])
+            return Hint(r, c, p, p == 0.0)
         return Hint(r, c, 0.0, True)
     a = analyze(cells, mines, trust_flags=trust_flags)
     policy = SolverPolicy(rule)
@@ -1114,6 +1126,46 @@ def hint(game_or_snapshot: Game | Snapshot, *, trust_flags: bool = False) -> Hin
         r, c = move.row, move.col
     p = float(a.probabilities[r, c])
     return Hint(r, c, p, p == 0.0 and bool(a.safe.size) and _listed(a.safe, r, c))
+
+
+def _check_batch(visible: ArrayLike, mines_left: ArrayLike) -> tuple[NDArray[np.int8], Any]:
+    """A policy's arguments as int8 cells ``(k, rows, cols)`` and ``k`` int64 counts."""
+    cells = np.asarray(visible)
+    if cells.dtype == bool or not np.issubdtype(cells.dtype, np.integer):
+        raise TypeError(f"visible must hold integers, got dtype {cells.dtype}")
+    if cells.ndim != 3 or 0 in cells.shape[1:]:
+        raise InvalidBoardError(f"visible must have shape (k, rows, cols), got {cells.shape}")
+    if cells.size and (cells.min() < FLAG or cells.max() > 8):
+        bad = np.argwhere((cells < FLAG) | (cells > 8))[0]
+        raise InvalidBoardError(
+            f"visible cell {tuple(int(v) for v in bad[1:])} of game {int(bad[0])} holds "
+            f"{int(cells[tuple(bad)])}, not a count 0..8, HIDDEN or FLAG"
+        )
+    left = np.asarray(mines_left)
+    if left.size and (left.dtype == bool or not np.issubdtype(left.dtype, np.integer)):
+        raise TypeError(f"mines_left must hold integers, got dtype {left.dtype}")
+    if left.ndim > 1 or (left.ndim == 1 and len(left) != len(cells)):
+        raise InvalidBoardError(
+            f"mines_left must give one count per game ({len(cells)}), got shape {left.shape}"
+        )
+    cells = cells.astype(np.int8, copy=False)
+    stuck = ~(cells == HIDDEN).reshape(len(cells), -1).any(axis=1)
+    if stuck.any():
+        raise IllegalMoveError(
+            f"game {int(np.argmax(stuck))} has no hidden, unflagged cell to reveal: "
+            "unflag one first"
+        )
+    return cells, np.broadcast_to(left.astype(np.int64), (len(cells),))
+
+
+def _unflagged_near(cells: NDArray[np.int8], cell: tuple[int, int]) -> tuple[int, int]:
+    """``cell`` if it is hidden and unflagged, else the nearest such cell (row-major on ties)."""
+    if cells[cell] == HIDDEN:
+        return cell
+    hidden = np.argwhere(cells == HIDDEN)  # not empty: _check_batch made sure
+    far = np.maximum(np.abs(hidden[:, 0] - cell[0]), np.abs(hidden[:, 1] - cell[1]))
+    r, c = hidden[int(np.argmin(far))]
+    return int(r), int(c)
 
 
 def _listed(cells: NDArray[np.intp], r: int, c: int) -> bool:
