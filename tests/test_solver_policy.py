@@ -859,3 +859,24 @@ def test_the_policy_refuses_what_no_game_shows(
     with pytest.raises(error, match=message):
         policy(np.asarray(visible), mines_left, None)
     assert policy.counts["first"] == 0 and policy.counts["local"] == 0
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "message"),
+    [
+        ("candidates", 1.5, "candidates must be an integer, got 1.5"),
+        ("candidates", True, "candidates must be an integer, got True"),
+        ("endgame_nodes", "many", "endgame_nodes must be an integer, got 'many'"),
+        ("tolerance", "0.1", "tolerance must be a number, got '0.1'"),
+        ("endgame_dense", None, "endgame_dense must be a number, got None"),
+    ],
+)
+def test_policy_settings_of_the_wrong_type_are_named(name: str, value: Any, message: str) -> None:
+    with pytest.raises(TypeError, match=message):
+        SolverPolicy("safe", **{name: value})
+
+
+def test_a_start_given_as_a_mapping_is_not_a_pair() -> None:
+    with pytest.raises(TypeError, match=r"start must be a \(row, col\) pair, got \{1: 2"):
+        SolverPolicy("safe", start={1: 2, 3: 4})  # type: ignore[arg-type]
+    assert SolverPolicy("safe", candidates=np.int64(10**12)).candidates == 10**12

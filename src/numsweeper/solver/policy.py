@@ -55,6 +55,7 @@ number of workers.
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections import OrderedDict
@@ -293,11 +294,12 @@ class SolverPolicy:
     ) -> None:
         check_first_click(first_click)
         if start is not None:
-            if isinstance(start, str) or not hasattr(start, "__len__"):
+            pair = np.asarray(start, dtype=object)  # (ragged input stays one object per item)
+            if pair.ndim == 0:
                 raise TypeError(f"start must be a (row, col) pair, got {start!r}")
-            if len(start) != 2:
+            if len(pair) != 2:
                 raise ValueError(f"start must be a (row, col) pair, got {start!r}")
-            start = (check_int(start[0], "start row"), check_int(start[1], "start col"))
+            start = (check_int(pair[0], "start row"), check_int(pair[1], "start col"))
             if min(start) < 0:
                 raise OutOfBoundsError(f"start {start} is off every board (negative)")
         if guess not in _GUESSES:
@@ -312,7 +314,15 @@ class SolverPolicy:
             ("endgame_nodes", endgame_nodes, 1),
             ("max_states", max_states, 1),
         ):
-            if not value >= low or not np.isfinite(value):  # also rejects NaN
+            if name in ("tolerance", "endgame_dense"):
+                if isinstance(value, (bool, np.bool_)) or not isinstance(
+                    value, (int, float, np.integer, np.floating)
+                ):
+                    raise TypeError(f"{name} must be a number, got {value!r}")
+                ok = value >= low and math.isfinite(value)  # (NaN fails both)
+            else:
+                ok = check_int(value, name) >= low
+            if not ok:
                 raise ValueError(f"{name} must be a finite number >= {low}, got {value!r}")
         self.first_click = first_click
         self.tolerance = float(tolerance)
