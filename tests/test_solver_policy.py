@@ -880,3 +880,33 @@ def test_a_start_given_as_a_mapping_is_not_a_pair() -> None:
     with pytest.raises(TypeError, match=r"start must be a \(row, col\) pair, got \{1: 2"):
         SolverPolicy("safe", start={1: 2, 3: 4})  # type: ignore[arg-type]
     assert SolverPolicy("safe", candidates=np.int64(10**12)).candidates == 10**12
+
+
+@pytest.mark.parametrize(
+    ("visible", "error", "message"),
+    [
+        (np.array([1, H], dtype=np.int8), ns.InvalidBoardError, r"got \(2,\)"),
+        (np.zeros((2, 0), dtype=np.int8), ns.InvalidBoardError, r"got \(2, 0\)"),
+        (np.array([[9, H]]), ns.InvalidBoardError, r"cell \(0, 0\) holds 9"),
+        (np.array([[[0, -3]]]), ns.InvalidBoardError, r"cell \(0, 0, 1\) holds -3"),
+        (np.array([[0.5, H]]), TypeError, "must hold integers, got dtype float64"),
+        ([[1, H], [1, H]], None, ""),  # a list is fine
+    ],
+)
+def test_local_rules_checks_its_input(visible: Any, error: type | None, message: str) -> None:
+    if error is None:
+        got = local_rules(visible)
+        want = local_rules(np.asarray(visible, dtype=np.int8))
+        assert all(np.array_equal(a, b) for a, b in zip(got, want, strict=True))
+        return
+    with pytest.raises(error, match=message):
+        local_rules(visible)
+
+
+def test_local_rules_checks_its_round_limit() -> None:
+    cells = np.array([[1, H], [1, H], [0, 0]], dtype=np.int8)
+    with pytest.raises(TypeError, match="max_rounds must be an integer, got 1.5"):
+        local_rules(cells, max_rounds=1.5)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="max_rounds must be >= 0, got -1"):
+        local_rules(cells, max_rounds=-1)
+    assert not local_rules(cells, max_rounds=0)[0].any()

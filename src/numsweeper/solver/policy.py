@@ -140,7 +140,38 @@ def local_rules(
     >>> safe, mines = local_rules(v)
     >>> safe.astype(int).tolist(), mines.astype(int).tolist()
     ([[0, 0], [0, 1], [0, 0]], [[0, 1], [0, 0], [0, 0]])
+
+    Raises
+    ------
+    TypeError
+        If ``visible`` does not hold integers, or ``max_rounds`` is not an
+        integer.
+    InvalidBoardError
+        If ``visible`` has fewer than two dimensions, an empty board, or a
+        value that is neither a count 0..8, HIDDEN nor FLAG.
+    ValueError
+        If ``max_rounds`` is negative.
     """
+    cells = np.asarray(visible)
+    if cells.dtype == bool or not np.issubdtype(cells.dtype, np.integer):
+        raise TypeError(f"visible must hold integers, got dtype {cells.dtype}")
+    if cells.ndim < 2 or 0 in cells.shape[-2:]:
+        raise InvalidBoardError(f"visible must have shape (..., rows, cols), got {cells.shape}")
+    if cells.size and (cells.min() < FLAG or cells.max() > 8):
+        bad = tuple(int(v) for v in np.argwhere((cells < FLAG) | (cells > 8))[0])
+        raise InvalidBoardError(
+            f"visible cell {bad} holds {int(cells[bad])}, not a count 0..8, HIDDEN or FLAG"
+        )
+    rounds = check_int(max_rounds, "max_rounds")
+    if rounds < 0:
+        raise ValueError(f"max_rounds must be >= 0, got {rounds}")
+    return _local_rules(cells.astype(np.int8, copy=False), max_rounds=rounds)
+
+
+def _local_rules(
+    visible: NDArray[np.int8], *, max_rounds: int = 32
+) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
+    """:func:`local_rules` without the checks."""
     kernel = _kernel()
     if kernel is not None and visible.ndim >= 2 and visible.size:
         stack = np.ascontiguousarray(visible, dtype=np.int8).reshape((-1, *visible.shape[-2:]))
@@ -424,7 +455,7 @@ class SolverPolicy:
             return out
         t0 = time.perf_counter()
         revealed_any = (cells >= 0).reshape(k, -1).any(axis=1)
-        safe, _ = local_rules(cells)
+        safe, _ = _local_rules(cells)
         safe &= cells == HIDDEN
         flat_safe = safe.reshape(k, -1)
         has_safe = flat_safe.any(axis=1)
@@ -1127,7 +1158,7 @@ def hint(game_or_snapshot: Game | Snapshot, *, trust_flags: bool = False) -> Hin
         return Hint(r, c, 0.0, True)
     a = analyze(cells, mines, trust_flags=trust_flags)
     policy = SolverPolicy(rule)
-    safe, _ = local_rules(cells)
+    safe, _ = _local_rules(cells)
     safe &= cells == HIDDEN
     if safe.any():
         r, c = (int(v) for v in np.argwhere(safe)[0])
