@@ -905,7 +905,7 @@ def test_local_rules_checks_its_input(visible: Any, error: type | None, message:
 
 def test_local_rules_checks_its_round_limit() -> None:
     cells = np.array([[1, H], [1, H], [0, 0]], dtype=np.int8)
-    with pytest.raises(TypeError, match="max_rounds must be an integer, got 1.5"):
+    with pytest.raises(TypeError, match=r"max_rounds must be an integer, got 1\.5"):
         local_rules(cells, max_rounds=1.5)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="max_rounds must be >= 0, got -1"):
         local_rules(cells, max_rounds=-1)
