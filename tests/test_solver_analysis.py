@@ -173,6 +173,10 @@ def test_rejects_bad_input() -> None:
         analyze(np.full((2, 2), H, dtype=np.int8), 5)
     with pytest.raises(ns.InvalidBoardError, match="flags exceed"):
         analyze(np.full((1, 2), F, dtype=np.int8), 1, trust_flags=True)
+    with pytest.raises(ns.InvalidBoardError, match=r"cell \(0, 1\) holds 300, not a count"):
+        analyze(np.array([[H, 300]]), 1)  # not wrapped into int8
+    with pytest.raises(ns.InvalidBoardError, match="no layout fits 1 hidden mine among"):
+        analyze(np.array([[0, H]], dtype=np.int8), 1)
 
 
 def test_huge_board_stays_exact_without_overflow() -> None:

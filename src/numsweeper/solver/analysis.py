@@ -188,7 +188,10 @@ def _coerce(visible: Any, mines: Any) -> tuple[NDArray[np.int8], int]:
         else:
             cells = array.astype(np.int8)
             if not np.array_equal(cells, array):
-                raise InvalidBoardError("visible holds values outside int8")
+                r, c = (int(v) for v in np.argwhere(cells != array)[0])
+                raise InvalidBoardError(
+                    f"visible cell ({r}, {c}) holds {array[r, c]}, not a count 0..8, HIDDEN or FLAG"
+                )
     # valid: counts 0..8, HIDDEN (-1) and FLAG (-2), a contiguous range
     if cells.min() < min(HIDDEN, FLAG) or cells.max() > 8:
         bad = ~(((cells >= 0) & (cells <= 8)) | (cells == HIDDEN) | (cells == FLAG))
