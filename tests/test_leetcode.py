@@ -286,3 +286,12 @@ def test_update_board_rejects_malformed_clicks(click: Any) -> None:
     with pytest.raises((TypeError, ValueError)):
         ns.update_board(board, click)
     assert as_text(board) == ["EEE", "EME", "EEE"]
+
+
+def test_numpy_string_cells_get_the_right_cell_named() -> None:
+    grid = [list(np.array(list("EEM"))), ["E", "E", "?"]]
+    with pytest.raises(ns.InvalidBoardError, match=r"invalid cell '\?' at \(1, 2\)"):
+        ns.update_board(grid, [0, 0])
+    ok = [list(np.array(list("EEM"))), ["E", "E", "E"]]
+    expected = classic_update_board([[str(c) for c in row] for row in ok], [0, 0])
+    assert ns.update_board(ok, [0, 0]) == expected == [["B", "1", "M"], ["B", "1", "E"]]

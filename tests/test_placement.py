@@ -431,3 +431,65 @@ def test_fixed_placement_with_safe_mask() -> None:
     with pytest.raises(ns.InvalidBoardError, match="safe"):
         game.reveal(1, 2)  # its neighbourhood holds (1, 1)
     assert game.board is None and game.state is ns.GameState.IN_PROGRESS
+
+
+class _Buffered(ns.MinePlacementStrategy):
+    """Fills and returns one buffer for every board (allowed: the board copies it)."""
+
+    def __init__(self) -> None:
+        self.buf = np.zeros((4, 4), dtype=bool)
+        self.calls = 0
+
+    def place(self, rows: int, cols: int, mines: int, *, safe: Any = None) -> Any:
+        self.buf[...] = False
+        self.buf.flat[self.calls : self.calls + mines] = True
+        self.calls += 1
+        return self.buf
+
+
+def test_a_strategy_that_reuses_its_buffer_does_not_share_boards() -> None:
+    strategy = _Buffered()
+    first = ns.Game.new(4, 4, 3, strategy=strategy)
+    second = ns.Game.new(4, 4, 3, strategy=strategy)
+    assert first.board is not None and second.board is not None
+    assert not np.shares_memory(first.board.mines, second.board.mines)
+    assert np.flatnonzero(first.board.mines).tolist() == [0, 1, 2]
+    assert np.flatnonzero(second.board.mines).tolist() == [1, 2, 3]
+
+
+class _Sneaky(ns.MinePlacementStrategy):
+    """Puts the mine under the first click, then tries to hide it by clearing the mask."""
+
+    def place(self, rows: int, cols: int, mines: int, *, safe: Any = None) -> Any:
+        layout = np.zeros((rows, cols), dtype=bool)
+        layout |= safe
+        safe[...] = False
+        return layout
+
+
+def test_a_strategy_cannot_rewrite_the_safe_mask() -> None:
+    game = ns.Game.new(3, 3, 1, strategy=_Sneaky(), first_click="safe")
+    with pytest.raises(ValueError, match="read-only"):
+        game.reveal(1, 1)
+    assert game.state is ns.GameState.IN_PROGRESS
+
+
+class _OnSafe(ns.MinePlacementStrategy):
+    def place(self, rows: int, cols: int, mines: int, *, safe: Any = None) -> Any:
+        return safe.copy()
+
+
+def test_a_mine_on_a_safe_cell_is_named() -> None:
+    game = ns.Game.new(3, 3, 1, strategy=_OnSafe(), first_click="safe")
+    with pytest.raises(ns.InvalidBoardError, match=r"_OnSafe put a mine on \(1, 1\), which must"):
+        game.reveal(1, 1)
+    assert game.state is ns.GameState.IN_PROGRESS and game.snapshot().cells[1, 1] == ns.HIDDEN
+
+
+@pytest.mark.parametrize("bad", ["random", ns.RandomPlacement, 5])
+def test_a_strategy_that_is_not_one_is_refused(bad: Any) -> None:
+    with pytest.raises(TypeError, match="strategy must be a MinePlacementStrategy instance"):
+        ns.Board.create(3, 3, 1, bad)
+    for rule in (None, "safe"):  # refused at once, even when mines wait for the first click
+        with pytest.raises(TypeError, match="strategy must be a MinePlacementStrategy instance"):
+            ns.Game.new(3, 3, 1, strategy=bad, first_click=rule)

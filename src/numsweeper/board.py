@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -10,7 +10,7 @@ from numpy.typing import ArrayLike, NDArray
 from ._kernels import adjacent_counts, flood_from
 from ._validate import Index, check_coord, check_dims, count_text
 from .errors import IllegalMoveError, InvalidBoardError
-from .placement import MinePlacementStrategy, RandomPlacement
+from .placement import FixedPlacement, MinePlacementStrategy, RandomPlacement
 
 __all__ = ["Board", "Uncovered"]
 
@@ -48,6 +48,15 @@ class Uncovered(NamedTuple):
 
     cells: NDArray[np.intp]
     exploded: NDArray[np.intp]
+
+
+def check_strategy(strategy: Any) -> None:
+    """Raise TypeError unless ``strategy`` is a placement strategy instance."""
+    if isinstance(strategy, type) or not callable(getattr(strategy, "place", None)):
+        raise TypeError(
+            "strategy must be a MinePlacementStrategy instance (with a place method), "
+            f"got {strategy!r}"
+        )
 
 
 class Board:
@@ -158,7 +167,8 @@ class Board:
             For bad dimensions or counts, a bad ``safe`` mask, or a strategy
             that cannot honour the request.
         TypeError
-            If a dimension is not an integer.
+            If a dimension is not an integer, or ``strategy`` is not a
+            strategy instance.
 
         Examples
         --------
@@ -177,7 +187,12 @@ class Board:
                     f"got {safe_mask.dtype} {safe_mask.shape}"
                 )
         strategy = RandomPlacement() if strategy is None else strategy
-        layout = np.asarray(strategy.place(rows, cols, mines, safe=safe_mask))
+        check_strategy(strategy)
+        shown = None
+        if safe_mask is not None:  # the strategy may read the mask, never change it
+            shown = safe_mask.view()
+            shown.flags.writeable = False
+        layout = np.asarray(strategy.place(rows, cols, mines, safe=shown))
         if layout.dtype != bool or layout.shape != (rows, cols):
             raise InvalidBoardError(
                 f"{type(strategy).__name__} returned {layout.dtype} {layout.shape}, "
@@ -189,7 +204,13 @@ class Board:
                 f"expected {mines}"
             )
         if safe_mask is not None and (layout & safe_mask).any():
-            raise InvalidBoardError(f"{type(strategy).__name__} put a mine on a safe cell")
+            row, col = (int(v) for v in np.argwhere(layout & safe_mask)[0])
+            raise InvalidBoardError(
+                f"{type(strategy).__name__} put a mine on ({row}, {col}), which must stay safe"
+            )
+        if type(strategy) not in (RandomPlacement, FixedPlacement):
+            # a strategy of the user's may hand out one buffer to every board
+            layout = layout.copy()
         board = cls.__new__(cls)
         board._init(np.ascontiguousarray(layout))
         return board

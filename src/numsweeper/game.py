@@ -24,7 +24,7 @@ from ._validate import (
     preset_dims,
     safe_zone,
 )
-from .board import Board, Uncovered
+from .board import Board, Uncovered, check_strategy
 from .errors import GameOverError, InvalidBoardError
 from .placement import MinePlacementStrategy, RandomPlacement
 
@@ -277,8 +277,8 @@ class Game:
         ValueError
             For an unknown ``first_click``.
         TypeError
-            If both ``strategy`` and ``seed`` are given, or ``seed`` is of a
-            kind numpy cannot seed from.
+            If both ``strategy`` and ``seed`` are given, ``strategy`` is not a
+            strategy instance, or ``seed`` is of a kind numpy cannot seed from.
 
         Examples
         --------
@@ -293,6 +293,7 @@ class Game:
             raise TypeError("give strategy or seed, not both")
         if strategy is None:
             strategy = RandomPlacement(seed)
+        check_strategy(strategy)  # now, even when mines wait for the first click
         if first_click is None:
             return cls(Board.create(rows, cols, mines, strategy))
         game = cls(Board(np.zeros((rows, cols), dtype=bool)))

@@ -52,7 +52,7 @@ def _grid_text(board: Any) -> tuple[int, int, str]:
             (i, j, cell)
             for i, row in enumerate(board)
             for j, cell in enumerate(row)
-            if not (type(cell) is str and len(cell) == 1 and cell in _VALID.decode())
+            if not (isinstance(cell, str) and len(cell) == 1 and cell in _VALID.decode())
         )
         hint = " (the game is already over)" if cell == "X" else ""
         raise InvalidBoardError(
