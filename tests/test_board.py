@@ -278,3 +278,10 @@ def test_board_moves_match_reference_on_random_boards() -> None:
         # Counts are computed once and never touched by moves.
         np.testing.assert_array_equal(board.counts, counts)
         assert board.counts.tolist() == ref.counts
+
+
+def test_ragged_mines_are_an_invalid_board() -> None:
+    with pytest.raises(
+        ns.InvalidBoardError, match=r"2-D bool array, got \[\[True\], \[True, False\]\]"
+    ):
+        ns.Board([[True], [True, False]])

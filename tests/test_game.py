@@ -740,6 +740,7 @@ def test_reprs_count_in_the_singular_and_plural() -> None:
         (np.zeros((0, 3), dtype=np.int8), ns.InvalidBoardError, r"got shape \(0, 3\)"),
         (np.zeros((2, 2)), TypeError, "must be integers, got dtype float64"),
         ([[True]], TypeError, "must be integers, got dtype bool"),
+        ([[0], [1, 2]], ns.InvalidBoardError, r"non-empty 2-D, got \[\[0\], \[1, 2\]\]"),
     ],
 )
 def test_a_snapshot_of_impossible_cells_is_refused(cells: Any, error: type, message: str) -> None:

@@ -52,6 +52,8 @@ def make_seed_sequence(seed: Any) -> np.random.SeedSequence:
 def _seeded(make: Callable[[Any], T], seed: Any) -> T:
     kinds = "seed must be None, an integer >= 0 (or a sequence of them), a SeedSequence or "
     kinds += f"a Generator, got {seed!r}"
+    if isinstance(seed, (bool, np.bool_)):  # numpy would take True as 1
+        raise TypeError(kinds)
     try:
         return make(seed)
     except TypeError as exc:

@@ -105,7 +105,10 @@ class Board:
     )
 
     def __init__(self, mines: ArrayLike) -> None:
-        layout = np.asarray(mines)
+        try:
+            layout = np.asarray(mines)
+        except ValueError:  # ragged rows
+            raise InvalidBoardError(f"mines must be a 2-D bool array, got {mines!r}") from None
         if layout.dtype != bool:
             raise InvalidBoardError(f"mines must be a bool array, got dtype {layout.dtype}")
         if layout.ndim != 2:

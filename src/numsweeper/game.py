@@ -123,7 +123,12 @@ class Snapshot:
     _key: bytes = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        raw = np.asarray(self.cells)
+        try:
+            raw = np.asarray(self.cells)
+        except ValueError:  # ragged rows
+            raise InvalidBoardError(
+                f"snapshot cells must be non-empty 2-D, got {self.cells!r}"
+            ) from None
         if raw.ndim != 2 or 0 in raw.shape:
             raise InvalidBoardError(f"snapshot cells must be non-empty 2-D, got shape {raw.shape}")
         if raw.dtype == bool or not np.issubdtype(raw.dtype, np.integer):
