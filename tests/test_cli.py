@@ -298,3 +298,33 @@ def test_play_is_a_numsweeper_subcommand() -> None:
     assert out.returncode == 0, out.stderr
     assert "mines left: 10" in out.stdout
     assert out.stdout.count("0 1 2 3 4 5 6 7 8") >= 2  # the board before and after the move
+
+
+def test_stats_histograms_grow_with_the_values_not_the_board(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # 2,000 x 2,000 cells with one mine: the old histograms held 3 x 4,000,001
+    # counters; the figures must not depend on how they are sized
+    board = ["--rows", "2000", "--cols", "2000", "--mines", "1"]
+    code, out, _ = run(capsys, "stats", *board, "--boards", "2", "--seed", "1")
+    assert code == 0 and field(out, "board") == "2000x2000, 1 mine, first click None"
+    boards = ns.generate_boards(2, 2000, 2000, 1, seed=np.random.SeedSequence(1).spawn(1)[0])
+    stats = board_stats(boards)
+    row = field(out, "3BV").split()
+    assert float(row[0]) == pytest.approx(float(np.mean(stats["three_bv"])), abs=0.005)
+    assert int(row[2]) == int(np.min(stats["three_bv"]))
+
+
+def test_out_of_memory_is_one_line(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def huge(*args: Any, **kwargs: Any) -> Any:
+        raise MemoryError("Unable to allocate 74.5 GiB")
+
+    monkeypatch.setattr(cli, "iter_boards", huge)
+    code, out, err = run(capsys, "stats", "--boards", "5", "--seed", "1")
+    assert code == 2 and out == ""
+    assert err == (
+        "numsweeper stats: error: out of memory (Unable to allocate 74.5 GiB); "
+        "try a smaller board, --chunk-size or --games\n"
+    )

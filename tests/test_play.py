@@ -377,3 +377,42 @@ def test_ctrl_c_ends_with_130() -> None:
     out = io.StringIO()
     assert play.run(namespace(preset="beginner"), Interrupting(), out) == 130
     assert out.getvalue().endswith("\ninterrupted\n")
+
+
+def test_quit_with_an_argument_is_refused_and_the_game_goes_on() -> None:
+    status, out = run("q now\nb\nq\n", preset="beginner")
+    assert status == 0 and "q takes no arguments; type ? for help" in out
+    assert out.count("bye") == 1 and out.rstrip().endswith("bye")
+
+
+def test_undecodable_input_is_an_unknown_line_not_a_crash() -> None:
+    class Garbled(io.StringIO):
+        """Raises on its second line, as a strict UTF-8 stdin does on b'\\xff'."""
+
+        calls = 0
+
+        def readline(self, *args: int) -> str:  # type: ignore[override]
+            Garbled.calls += 1
+            if Garbled.calls == 2:
+                raise UnicodeDecodeError("utf-8", b"\xff", 0, 1, "invalid start byte")
+            return super().readline(*args)
+
+    out = io.StringIO()
+    status = play.run(namespace(preset="beginner"), Garbled("b\nb\nq\n"), out)
+    assert status == 0 and "unreadable input" in out.getvalue()
+    assert out.getvalue().rstrip().endswith("bye")
+
+
+def test_a_closed_pipe_ends_quietly() -> None:
+    src = str(Path(play.__file__).parents[1])
+    done = subprocess.run(
+        f"yes b | head -3000 | {sys.executable} -m numsweeper play --preset beginner --seed 1"
+        " | head -1",
+        shell=True,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={"PYTHONPATH": src, "PATH": "/usr/bin:/bin"},
+    )
+    assert done.stdout.startswith("numsweeper: beginner") and "Traceback" not in done.stderr
+    assert "BrokenPipeError" not in done.stderr

@@ -21,7 +21,13 @@ from numpy.typing import NDArray
 
 from . import __version__
 from ._constants import PRESETS
-from ._validate import check_dims, check_first_click_fits, non_negative_int, positive_int
+from ._validate import (
+    check_dims,
+    check_first_click_fits,
+    count_text,
+    non_negative_int,
+    positive_int,
+)
 from .batch import DEFAULT_CHUNK_SIZE, iter_boards
 from .errors import MinesweeperError
 from .metrics import board_stats
@@ -231,7 +237,8 @@ def _stats(args: argparse.Namespace) -> int:
         click=args.click,
     )
     # Exact histograms of small integers: constant memory, exact percentiles.
-    hists = {key: np.zeros(rows * cols + 1, dtype=np.int64) for _, key in _STATS}
+    # They grow to the largest value seen, not to the board's cell count.
+    hists = {key: np.zeros(1, dtype=np.int64) for _, key in _STATS}
     done = 0
     interrupted = False
     began = time.perf_counter()
@@ -239,7 +246,10 @@ def _stats(args: argparse.Namespace) -> int:
         for boards in chunks:
             stats = board_stats(boards)
             for _, key in _STATS:
-                hists[key] += np.bincount(stats[key], minlength=rows * cols + 1)
+                counts = np.bincount(stats[key])
+                if len(counts) > len(hists[key]):
+                    hists[key] = np.pad(hists[key], (0, len(counts) - len(hists[key])))
+                hists[key][: len(counts)] += counts
             done += len(boards)
             if bar is not None:
                 bar.update(len(boards))
@@ -272,7 +282,7 @@ def _stats_report(
     click = "" if args.click is None or rule is None else f" at {tuple(args.click)}"
     rate = done / elapsed if elapsed > 0 else math.inf
     lines = [
-        f"{'board':<9} {rows}x{cols}, {mines} mines, first click {rule!r}{click}",
+        f"{'board':<9} {rows}x{cols}, {count_text(mines, 'mine')}, first click {rule!r}{click}",
         f"{'boards':<9} {done:,}"
         + (f" of {args.boards:,} (interrupted)" if done < args.boards else ""),
         f"{'seed':<9} {args.seed} (chunks of {args.chunk_size:,})",
@@ -284,9 +294,9 @@ def _stats_report(
     header = f"{'':<9} {'mean':>8} {'sd':>7} {'min':>5}"
     header += "".join(f" {f'{q}%':>5}" for q in _PERCENTILES) + f" {'max':>5}"
     lines.append(header)
-    values = np.arange(rows * cols + 1)
     for label, key in _STATS:
         hist = hists[key]
+        values = np.arange(len(hist))
         mean = float(values @ hist) / done
         sd = math.sqrt(max(float((values - mean) ** 2 @ hist) / done, 0.0))
         present = np.flatnonzero(hist)
@@ -340,7 +350,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="A vectorized Minesweeper engine: bulk simulation and board statistics.",
     )
     parser.add_argument("--version", action="version", version=f"numsweeper {__version__}")
-    subparsers = parser.add_subparsers(title="commands", metavar="COMMAND", required=True)
+    subparsers = parser.add_subparsers(
+        title="commands", metavar="COMMAND", dest="command", required=True
+    )
     subparsers._parser_class = _Parser  # one-line errors in every subcommand too
     for add in _BUILTIN:
         add(subparsers)
@@ -376,5 +388,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     0
     """
     args = build_parser().parse_args(argv)
-    code: int = args.func(args)
+    try:
+        code: int = args.func(args)
+    except BrokenPipeError:
+        # The reader went away (``numsweeper ... | head``): stop quietly, and keep
+        # Python from reporting the same error again when it flushes stdout.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141  # as a shell reports a pipe that closed: 128 + SIGPIPE
+    except MemoryError as exc:
+        print(
+            f"numsweeper {args.command}: error: out of memory ({exc}); "
+            "try a smaller board, --chunk-size or --games",
+            file=sys.stderr,
+        )
+        return 2
     return code

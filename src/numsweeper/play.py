@@ -283,12 +283,12 @@ class _Session:
         if verb is None:
             self.say(f"unknown command {words[0]!r}; type ? for help")
             return True
-        if verb == "quit":
-            self.say("bye")
-            return False
-        if verb in ("help", "board", "hint"):
+        if verb in ("help", "board", "hint", "quit"):
             if len(words) > 1:
                 self.say(f"{words[0]} takes no arguments; type ? for help")
+            elif verb == "quit":
+                self.say("bye")
+                return False
             elif verb == "help":
                 self.say(HELP)
             elif verb == "board":
@@ -451,6 +451,9 @@ def run(
         except KeyboardInterrupt:
             session.say("\ninterrupted")
             return 130
+        except UnicodeDecodeError:  # (the rest of that line is lost with it)
+            session.say("unreadable input (not text in the terminal's encoding); type ? for help")
+            continue
         if not line:
             session.say("bye (end of input)")
             return 0

@@ -26,7 +26,7 @@ from numpy.typing import NDArray
 
 from ._constants import HIDDEN
 from ._kernels import three_bv_solved
-from ._validate import check_dims, check_first_click_fits, check_int
+from ._validate import check_dims, check_first_click_fits, check_int, count_text
 from .batch import _root_seed_sequence
 from .batchgame import BatchGame
 from .errors import _from_ctrl_c
@@ -366,7 +366,8 @@ class SimulationResult:
         lines = [
             (
                 "board",
-                f"{self.rows}x{self.cols}, {self.mines} mines, first click {self.first_click!r}",
+                f"{self.rows}x{self.cols}, {count_text(self.mines, 'mine')}, "
+                f"first click {self.first_click!r}",
             ),
             ("policy", self.policy),
             ("games", games),
