@@ -372,8 +372,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     Returns
     -------
     int
-        The exit code: 0 on success, 2 for bad arguments, 130 after Ctrl-C
-        (the summary of the work done is still printed).
+        The exit code: 0 on success, 2 for bad arguments or when memory runs
+        out, 130 after Ctrl-C (the summary of the work done is still
+        printed), 141 when the reader of the output goes away.
 
     Examples
     --------
