@@ -821,7 +821,7 @@ def test_no_move_when_every_hidden_cell_is_flagged() -> None:
     game.reveal(0, 1)
     game.reveal(1, 0)
     assert game.state is ns.GameState.IN_PROGRESS
-    with pytest.raises(ns.IllegalMoveError, match="no hidden, unflagged cell to reveal"):
+    with pytest.raises(ns.IllegalMoveError, match=r"^no hidden, unflagged cell to reveal: unflag"):
         hint(game)
     snap = game.snapshot()
     with pytest.raises(ns.IllegalMoveError, match="game 0 has no hidden, unflagged cell"):

@@ -1148,7 +1148,8 @@ def hint(game_or_snapshot: Game | Snapshot, *, trust_flags: bool = False) -> Hin
     if state is not GameState.IN_PROGRESS:
         raise GameOverError(f"no hint: the game is already {state.name}")
     cells, mines = _coerce(game_or_snapshot, None)
-    _check_batch(cells[None], [0])  # (a cell to reveal is left)
+    if not (cells == HIDDEN).any():
+        raise IllegalMoveError("no hidden, unflagged cell to reveal: unflag one first")
     rows, cols = cells.shape
     if not (cells >= 0).any():
         r, c = _unflagged_near(cells, _first_click(rows, cols, rule))
