@@ -428,7 +428,7 @@ def run(
     try:
         game, about = _new_game(args)
     except (ValueError, TypeError) as exc:
-        print(f"numsweeper play: error: {exc}", file=sys.stderr)
+        print(f"numsweeper play: error: {exc} (see --help)", file=sys.stderr)
         return 2
     interactive = bool(getattr(stdin, "isatty", lambda: False)())
     if getattr(args, "curses", False):

@@ -89,7 +89,9 @@ class Analysis:
     exact : bool
         False when a component exceeded :data:`MAX_STATES` and was relaxed:
         probabilities are then approximate, ``layouts`` is an upper bound, but
-        ``safe`` and ``mines`` stay sound.
+        ``safe`` and ``mines`` stay sound.  A relaxed count can also miss that
+        no layout fits at all, and then return instead of raising
+        :class:`~numsweeper.InvalidBoardError`.
     frontier_mines : dict of int to int
         Weighted number of frontier layouts by frontier mine total ``K``
         (before the off-frontier binomial).
