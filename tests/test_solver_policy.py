@@ -888,7 +888,7 @@ def test_a_start_given_as_a_mapping_is_not_a_pair() -> None:
         (np.array([1, H], dtype=np.int8), ns.InvalidBoardError, r"got \(2,\)"),
         (np.zeros((2, 0), dtype=np.int8), ns.InvalidBoardError, r"got \(2, 0\)"),
         (np.array([[9, H]]), ns.InvalidBoardError, r"cell \(0, 0\) holds 9"),
-        (np.array([[[0, -3]]]), ns.InvalidBoardError, r"cell \(0, 0, 1\) holds -3"),
+        (np.array([[[0, -3]]]), ns.InvalidBoardError, r"cell \(0, 1\) of game 0 holds -3"),
         (np.array([[0.5, H]]), TypeError, "must hold integers, got dtype float64"),
         ([[1, H], [1, H]], None, ""),  # a list is fine
     ],

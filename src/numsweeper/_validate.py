@@ -7,8 +7,9 @@ from collections.abc import Callable
 from typing import Any, TypeAlias, TypeVar
 
 import numpy as np
+from numpy.typing import NDArray
 
-from ._constants import PRESETS
+from ._constants import FLAG, PRESETS
 from .errors import InvalidBoardError, OutOfBoundsError
 
 FIRST_CLICK_RULES = (None, "safe", "opening")
@@ -60,6 +61,30 @@ def _seeded(make: Callable[[Any], T], seed: Any) -> T:
         raise TypeError(kinds) from exc
     except ValueError as exc:
         raise InvalidBoardError(kinds) from exc
+
+
+def check_visible(visible: Any, ndims: tuple[int, ...], shape: str) -> NDArray[np.int8]:
+    """Visible cells of a game in progress as int8: counts 0..8, HIDDEN or FLAG.
+
+    ``ndims`` are the numbers of dimensions allowed and ``shape`` describes
+    them in the error.  A value out of range is named with its cell, before
+    any cast (300 is not wrapped to 44); non-integers raise TypeError.
+    """
+    cells = np.asarray(visible)
+    if cells.dtype == bool or not np.issubdtype(cells.dtype, np.integer):
+        raise TypeError(f"visible must hold integers, got dtype {cells.dtype}")
+    if cells.ndim not in ndims or 0 in cells.shape[-2:]:
+        raise InvalidBoardError(f"visible must have shape {shape}, got {cells.shape}")
+    if cells.size and (cells.min() < FLAG or cells.max() > 8):
+        bad = tuple(int(v) for v in np.argwhere((cells < FLAG) | (cells > 8))[0])
+        games = bad[:-2]  # the leading indices of a batch, if any
+        where = f"({bad[-2]}, {bad[-1]})"
+        if games:
+            where += f" of game {games[0] if len(games) == 1 else games}"
+        raise InvalidBoardError(
+            f"visible cell {where} holds {int(cells[bad])}, not a count 0..8, HIDDEN or FLAG"
+        )
+    return cells.astype(np.int8, copy=False)
 
 
 def check_coord(row: Any, col: Any, rows: int, cols: int) -> tuple[int, int]:

@@ -42,7 +42,7 @@ from numpy.typing import NDArray
 
 from .._constants import FLAG, HIDDEN
 from .._kernels import adjacent_counts
-from .._validate import check_int, count_text
+from .._validate import check_int, check_visible, count_text
 from ..errors import InvalidBoardError
 from ..game import Game, GameState, Snapshot
 
@@ -175,33 +175,17 @@ def _coerce(visible: Any, mines: Any) -> tuple[NDArray[np.int8], int]:
             mines = int(np.count_nonzero(cells == FLAG))
         if mines is None:
             mines = visible.mines_left + int(np.count_nonzero(cells == FLAG))
+        # a snapshot holds counts and codes; a lost game's shows mines (codes below FLAG)
+        if cells.min() < FLAG:
+            r, c = (int(v) for v in np.argwhere(cells < FLAG)[0])
+            raise InvalidBoardError(
+                f"cell ({r}, {c}) shows {int(cells[r, c])}: analysis needs a game in progress "
+                "(counts 0..8, HIDDEN or FLAG)"
+            )
     else:
         if mines is None:
             raise TypeError("mines is required when visible is an array")
-        array = np.asarray(visible)
-        if array.dtype == bool or not np.issubdtype(array.dtype, np.integer):
-            raise TypeError(f"visible must hold integers, got dtype {array.dtype}")
-        if array.ndim != 2 or 0 in array.shape:
-            raise InvalidBoardError(
-                f"visible must be a non-empty 2-D array, got shape {array.shape}"
-            )
-        if array.dtype == np.int8:
-            cells = array  # only read
-        else:
-            cells = array.astype(np.int8)
-            if not np.array_equal(cells, array):
-                r, c = (int(v) for v in np.argwhere(cells != array)[0])
-                raise InvalidBoardError(
-                    f"visible cell ({r}, {c}) holds {array[r, c]}, not a count 0..8, HIDDEN or FLAG"
-                )
-    # valid: counts 0..8, HIDDEN (-1) and FLAG (-2), a contiguous range
-    if cells.min() < min(HIDDEN, FLAG) or cells.max() > 8:
-        bad = ~(((cells >= 0) & (cells <= 8)) | (cells == HIDDEN) | (cells == FLAG))
-        r, c = np.argwhere(bad)[0]
-        raise InvalidBoardError(
-            f"cell ({r}, {c}) shows {int(cells[r, c])!r}: analysis needs a game in progress "
-            "(counts 0..8, HIDDEN or FLAG)"
-        )
+        cells = check_visible(visible, (2,), "(rows, cols), non-empty")  # (only read)
     m = check_int(mines, "mines")
     if not 0 <= m <= cells.size:
         raise InvalidBoardError(f"mines must be in 0..{cells.size}, got {m}")

@@ -68,7 +68,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._constants import FLAG, HIDDEN
 from .._kernels import adjacent_counts
-from .._validate import check_coord, check_first_click, check_int
+from .._validate import check_coord, check_first_click, check_int, check_visible
 from ..errors import IllegalMoveError, InvalidBoardError, OutOfBoundsError
 from ..game import Game, GameState, Snapshot
 from ._guess import hill_guess
@@ -152,20 +152,11 @@ def local_rules(
     ValueError
         If ``max_rounds`` is negative.
     """
-    cells = np.asarray(visible)
-    if cells.dtype == bool or not np.issubdtype(cells.dtype, np.integer):
-        raise TypeError(f"visible must hold integers, got dtype {cells.dtype}")
-    if cells.ndim < 2 or 0 in cells.shape[-2:]:
-        raise InvalidBoardError(f"visible must have shape (..., rows, cols), got {cells.shape}")
-    if cells.size and (cells.min() < FLAG or cells.max() > 8):
-        bad = tuple(int(v) for v in np.argwhere((cells < FLAG) | (cells > 8))[0])
-        raise InvalidBoardError(
-            f"visible cell {bad} holds {int(cells[bad])}, not a count 0..8, HIDDEN or FLAG"
-        )
+    cells = check_visible(visible, tuple(range(2, 33)), "(..., rows, cols)")
     rounds = check_int(max_rounds, "max_rounds")
     if rounds < 0:
         raise ValueError(f"max_rounds must be >= 0, got {rounds}")
-    return _local_rules(cells.astype(np.int8, copy=False), max_rounds=rounds)
+    return _local_rules(cells, max_rounds=rounds)
 
 
 def _local_rules(
@@ -1172,17 +1163,7 @@ def hint(game_or_snapshot: Game | Snapshot, *, trust_flags: bool = False) -> Hin
 
 def _check_batch(visible: ArrayLike, mines_left: ArrayLike) -> tuple[NDArray[np.int8], Any]:
     """A policy's arguments as int8 cells ``(k, rows, cols)`` and ``k`` int64 counts."""
-    cells = np.asarray(visible)
-    if cells.dtype == bool or not np.issubdtype(cells.dtype, np.integer):
-        raise TypeError(f"visible must hold integers, got dtype {cells.dtype}")
-    if cells.ndim != 3 or 0 in cells.shape[1:]:
-        raise InvalidBoardError(f"visible must have shape (k, rows, cols), got {cells.shape}")
-    if cells.size and (cells.min() < FLAG or cells.max() > 8):
-        bad = np.argwhere((cells < FLAG) | (cells > 8))[0]
-        raise InvalidBoardError(
-            f"visible cell {tuple(int(v) for v in bad[1:])} of game {int(bad[0])} holds "
-            f"{int(cells[tuple(bad)])}, not a count 0..8, HIDDEN or FLAG"
-        )
+    cells = check_visible(visible, (3,), "(k, rows, cols)")
     left = np.asarray(mines_left)
     if left.size and (left.dtype == bool or not np.issubdtype(left.dtype, np.integer)):
         raise TypeError(f"mines_left must hold integers, got dtype {left.dtype}")
@@ -1190,7 +1171,6 @@ def _check_batch(visible: ArrayLike, mines_left: ArrayLike) -> tuple[NDArray[np.
         raise InvalidBoardError(
             f"mines_left must give one count per game ({len(cells)}), got shape {left.shape}"
         )
-    cells = cells.astype(np.int8, copy=False)
     stuck = ~(cells == HIDDEN).reshape(len(cells), -1).any(axis=1)
     if stuck.any():
         raise IllegalMoveError(
