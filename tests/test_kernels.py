@@ -230,9 +230,9 @@ def kernel_visible(refs: list[RefGame]) -> np.ndarray:
             exploded[i, r, c] = True
     lost = np.array([ref.state == LOST for ref in refs])
     won = np.array([ref.state == WON for ref in refs])
-    return visible_cells(
-        counts, stack("revealed"), stack("flagged"), stack("mines"), exploded, lost=lost, won=won
-    )
+    # The engine marks a mine it uncovered as revealed: that is what exploded means.
+    revealed = stack("revealed") | exploded
+    return visible_cells(counts, revealed, stack("flagged"), stack("mines"), lost=lost, won=won)
 
 
 def test_visible_cells_batched_matches_reference() -> None:
@@ -253,5 +253,5 @@ def test_visible_cells_in_progress_hides_mines() -> None:
     no = np.zeros_like(mines)
     counts = adjacent_counts(mines)
     flagged = np.array([[True, True], [False, False]])
-    got = visible_cells(counts, no, flagged, mines, no)
+    got = visible_cells(counts, no, flagged, mines)
     assert got.tolist() == [[ns.FLAG, ns.FLAG], [ns.HIDDEN, ns.HIDDEN]]

@@ -167,13 +167,13 @@ def test_random_placement_too_many_mines_for_the_safe_mask() -> None:
 
 def test_known_layouts_small_board() -> None:
     strategy = ns.RandomPlacement(seed=20261129)
-    assert np.flatnonzero(strategy.place(5, 7, 9)).tolist() == [3, 6, 19, 22, 24, 25, 26, 29, 33]
+    assert np.flatnonzero(strategy.place(5, 7, 9)).tolist() == [0, 4, 5, 15, 18, 26, 30, 33, 34]
     # The generator moves on: the next call gives the next layout.
-    assert np.flatnonzero(strategy.place(5, 7, 9)).tolist() == [5, 7, 9, 11, 15, 22, 23, 24, 28]
+    assert np.flatnonzero(strategy.place(5, 7, 9)).tolist() == [0, 2, 14, 16, 18, 20, 21, 23, 30]
     safe = np.zeros((5, 7), dtype=bool)
     safe[1:4, 2:5] = True
     layout = ns.RandomPlacement(seed=20261129).place(5, 7, 9, safe=safe)
-    assert np.flatnonzero(layout).tolist() == [1, 3, 5, 6, 19, 22, 26, 29, 33]
+    assert np.flatnonzero(layout).tolist() == [0, 4, 7, 13, 19, 21, 30, 33, 34]
 
 
 def test_known_layout_board_over_a_million_cells() -> None:
@@ -181,28 +181,28 @@ def test_known_layout_board_over_a_million_cells() -> None:
     assert big.size > 2**20
     flat = np.flatnonzero(big)
     assert len(flat) == 165_000
-    assert flat[:8].tolist() == [19, 24, 25, 26, 29, 33, 36, 43]
-    assert flat[-4:].tolist() == [1099988, 1099990, 1099995, 1099998]
-    assert digest(big) == "649072c6465c2359186083715fcf53f23b9995da228bd1a930896c8ba21b6724"
+    assert flat[:8].tolist() == [0, 4, 5, 30, 33, 34, 41, 46]
+    assert flat[-4:].tolist() == [1099977, 1099981, 1099992, 1099997]
+    assert digest(big) == "308ee6a1752403de8bd582ca4abcdf4d8a7d4342552e667c988691b4550d25ce"
     safe = np.zeros((1100, 1000), dtype=bool)
     safe[::3] = True
     big = ns.RandomPlacement(seed=5).place(1100, 1000, 300_000, safe=safe)
-    assert np.flatnonzero(big)[:8].tolist() == [1000, 1001, 1002, 1004, 1006, 1011, 1012, 1015]
-    assert digest(big) == "9c245ab664d3c04345a9d712b44f2a2f795d358bf8c9e61beaba96da24370d98"
+    assert np.flatnonzero(big)[:8].tolist() == [1000, 1009, 1012, 1014, 1016, 1017, 1019, 1020]
+    assert digest(big) == "9cd3a43e9477da98622b3cbc7e09a9f3c6e8a78658376edb43cb297030281b1c"
 
 
 def test_known_layouts_through_game() -> None:
     game = ns.Game.from_preset("expert", seed=0)
     assert game.board is not None
     flat = np.flatnonzero(game.board.mines)
-    assert flat[:10].tolist() == [5, 6, 7, 8, 23, 27, 31, 32, 34, 36]
+    assert flat[:10].tolist() == [6, 8, 14, 23, 24, 27, 29, 31, 35, 40]
     assert digest(game.board.mines) == (
-        "a14e78499be54e4939efd64e39e0c73a27c327df17ad4b2bf5698a780a6fbd9b"
+        "bfb03f932207292af1d2dc9446617ae5152378470160af3e3af01a7be0904208"
     )
     game = ns.Game.new(9, 9, 10, seed=1, first_click="opening")
     game.reveal(4, 4)
     assert game.board is not None
-    assert np.flatnonzero(game.board.mines).tolist() == [4, 18, 19, 28, 33, 42, 46, 63, 73, 79]
+    assert np.flatnonzero(game.board.mines).tolist() == [6, 17, 19, 61, 67, 68, 73, 75, 78, 79]
 
 
 @pytest.mark.parametrize(
@@ -321,22 +321,46 @@ def test_random_placement_uniform_across_chunks() -> None:
     assert_uniform(counter)
 
 
-def test_sample_true_across_chunks_is_exact_and_uniform() -> None:
-    n = 2**20 + 50
-    mask = np.zeros(n, dtype=bool)
-    true_cells = [3, 2**20 - 2, 2**20 + 1, n - 1]
-    mask[true_cells] = True
-    rng = np.random.default_rng(6)
-    counter: Counter[tuple[int, ...]] = Counter(
-        {c: 0 for c in itertools.combinations(true_cells, 2)}
+def test_random_bytes_do_not_depend_on_the_draw_step(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The first draw takes its random bytes a step at a time to bound memory
+    # on huge boards; the step must not change which layout a seed gives.
+    whole = ns.RandomPlacement(seed=41).place_batch(3, 40, 50, 300)
+    monkeypatch.setattr(placement, "_BYTES_STEP", 8 * 37)
+    stepped = ns.RandomPlacement(seed=41).place_batch(3, 40, 50, 300)
+    np.testing.assert_array_equal(whole, stepped)
+
+
+def test_one_sampler_for_one_board_and_a_batch() -> None:
+    # RandomPlacement.place is the first board of place_batch(1), which
+    # generate_boards and BatchGame draw through: one seed, one board.
+    one = ns.RandomPlacement(seed=8).place(16, 30, 99)
+    batch = ns.generate_boards(1, 16, 30, 99, seed=8)
+    np.testing.assert_array_equal(one, batch.mines[0])
+    game = ns.Game.new(16, 30, 99, seed=8)
+    assert game.board is not None
+    np.testing.assert_array_equal(one, game.board.mines)
+    safe = np.zeros((1, 9, 9), dtype=bool)
+    safe[0, 3:6, 3:6] = True
+    first = ns.RandomPlacement(seed=9).place(9, 9, 10, safe=safe[0])
+    clicked = ns.generate_boards(1, 9, 9, 10, seed=9, first_click="opening", click=(4, 4))
+    np.testing.assert_array_equal(first, clicked.mines[0])
+
+
+def test_mostly_safe_masks_are_sampled_exactly() -> None:
+    # With almost every cell kept safe the sampler chooses among the few
+    # allowed cells directly; all layouts stay equally likely.
+    rows, cols = 30, 40
+    allowed = [0, 17, 600, 1199]
+    safe = np.ones(rows * cols, dtype=bool)
+    safe[allowed] = False
+    batch = ns.RandomPlacement(seed=12).place_batch(
+        1200, rows, cols, 2, safe=np.broadcast_to(safe.reshape(rows, cols), (1200, rows, cols))
     )
-    for _ in range(300):
-        picked = placement._sample_true(rng, mask, 2, 4)
-        counter[tuple(sorted(picked.tolist()))] += 1
-    assert set(counter) == set(itertools.combinations(true_cells, 2))
+    counter: Counter[tuple[int, ...]] = Counter({c: 0 for c in itertools.combinations(allowed, 2)})
+    for layout in batch:
+        counter[tuple(np.flatnonzero(layout).tolist())] += 1
+    assert set(counter) == set(itertools.combinations(allowed, 2))
     assert_uniform(counter)
-    assert placement._sample_true(rng, mask, 0, 4).size == 0
-    assert sorted(placement._sample_true(rng, mask, 4, 4).tolist()) == true_cells
 
 
 # -- FixedPlacement -------------------------------------------------------------

@@ -18,12 +18,14 @@ from .errors import (
     GameOverError,
     IllegalMoveError,
     InvalidBoardError,
+    InvalidGameFileError,
     MinesweeperError,
     OutOfBoundsError,
 )
-from .game import Game, GameState, RevealResult, Snapshot
+from .game import Game, GameState, Move, RevealResult, Snapshot
 from .leetcode import update_board
 from .placement import FixedPlacement, MinePlacementStrategy, RandomPlacement
+from .records import load_game, save_game
 from .simulate import FirstClickOnlyPolicy, Policy, RandomPolicy, SimulationResult, simulate
 
 __version__ = "0.1.0"
@@ -45,8 +47,10 @@ __all__ = [
     "GameState",
     "IllegalMoveError",
     "InvalidBoardError",
+    "InvalidGameFileError",
     "MinePlacementStrategy",
     "MinesweeperError",
+    "Move",
     "MoveStatus",
     "OutOfBoundsError",
     "Policy",
@@ -58,7 +62,9 @@ __all__ = [
     "Uncovered",
     "generate_boards",
     "iter_boards",
+    "load_game",
     "metrics",
+    "save_game",
     "simulate",
     "solver",
     "update_board",

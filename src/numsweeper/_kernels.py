@@ -136,7 +136,6 @@ def visible_cells(
     revealed: NDArray[np.bool_],
     flagged: NDArray[np.bool_],
     mines: NDArray[np.bool_],
-    exploded: NDArray[np.bool_],
     *,
     lost: bool | NDArray[np.bool_] = False,
     won: bool | NDArray[np.bool_] = False,
@@ -145,8 +144,9 @@ def visible_cells(
 
     Parameters
     ----------
-    counts, revealed, flagged, mines, exploded : ndarray, shape (..., rows, cols)
-        Board arrays; ``exploded`` marks mines the player uncovered.
+    counts, revealed, flagged, mines : ndarray, shape (..., rows, cols)
+        Board arrays.  A revealed mine is one the player uncovered: it
+        exploded.
     lost, won : bool or ndarray of bool, shape (...)
         Per-board terminal flags.  A lost board shows every mine, its
         exploded mines and its wrong flags; a won board shows every mine as a
@@ -157,6 +157,15 @@ def visible_cells(
     ndarray of int8, shape (..., rows, cols)
         ``0..8`` for revealed counts, else one of the negative codes
         ``HIDDEN``, ``FLAG``, ``MINE``, ``EXPLODED`` or ``WRONG_FLAG``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numsweeper._kernels import adjacent_counts, visible_cells
+    >>> mines = np.array([[True, False, True]])
+    >>> revealed = np.array([[True, True, False]])
+    >>> visible_cells(adjacent_counts(mines), revealed, ~revealed, mines, lost=True)
+    array([[-4,  2, -2]], dtype=int8)
     """
     out = np.where(revealed, counts, HIDDEN).astype(np.int8, copy=False)
     out[flagged] = FLAG
@@ -165,7 +174,7 @@ def visible_cells(
     if lost_.any():
         out[lost_ & mines & ~flagged] = MINE
         out[lost_ & flagged & ~mines] = WRONG_FLAG
-        out[lost_ & exploded] = EXPLODED
+        out[lost_ & mines & revealed] = EXPLODED
     if won_.any():
         out[won_ & mines] = FLAG
     return out
@@ -800,7 +809,7 @@ def visible_in_progress(
     >>> visible_in_progress(counts, revealed, flagged)
     array([[ 0,  1, -2]], dtype=int8)
     >>> no_mines = np.zeros((1, 3), dtype=bool)
-    >>> bool((visible_cells(counts, revealed, flagged, no_mines, no_mines) == _).all())
+    >>> bool((visible_cells(counts, revealed, flagged, no_mines) == _).all())
     True
     """
     assert HIDDEN == -1 and FLAG == HIDDEN - 1  # the arithmetic below relies on it

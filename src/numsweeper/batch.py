@@ -31,26 +31,28 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ._kernels import adjacent_counts_stack
+from ._rules import safe_zones
 from ._validate import (
     check_dims,
     check_first_click_fits,
     check_int,
     count_text,
-    make_rng,
     make_seed_sequence,
 )
 from .board import Board
 from .errors import InvalidBoardError, OutOfBoundsError
+from .placement import (
+    MinePlacementStrategy,
+    RandomPlacement,
+    check_strategy,
+    place_boards,
+    reseeded,
+)
 
 __all__ = ["DEFAULT_CHUNK_SIZE", "BoardBatch", "generate_boards", "iter_boards"]
 
 #: Boards per chunk of :func:`iter_boards` unless told otherwise.
 DEFAULT_CHUNK_SIZE = 10_000
-
-# Cells placed per step of generate_boards: bounds the random scratch memory
-# (one byte per cell) whatever the batch size.  It fixes the order in which
-# random numbers are drawn, so changing it changes which boards a seed gives.
-_STEP_CELLS = 1 << 23
 
 # Cells counted per step: small enough to stay in cache; not part of the
 # seeded output.
@@ -198,100 +200,14 @@ def _check(
     return n, rows, cols, mines, _clicks(click, n, rows, cols)
 
 
-def _place(
-    rng: np.random.Generator,
-    flat: NDArray[np.bool_],
-    cols: int,
-    mines: int,
-    clicks: NDArray[np.intp] | None,
-    reach: int,
-) -> None:
-    """Fill ``flat`` (m, rows * cols) with uniform layouts of exactly ``mines`` mines each.
-
-    Cells are first drawn as mines independently with a probability ``t/256``
-    close to the density (one random byte per cell); cells the first-click
-    rule keeps clear are then cleared.  Each board's surplus or deficit is
-    then corrected by setting uniformly drawn cells to mine-free or to mine,
-    a batch of draws per round, until every board holds ``mines``.
-
-    Every step treats the allowed cells of a board alike: it depends on the
-    cells' contents and the board's mine count only, never on where a cell
-    is.  The distribution of the result is therefore invariant under every
-    permutation of the allowed cells, and since it holds exactly ``mines``
-    mines it is uniform over those layouts.
-    """
-    m, size = flat.shape
-    if mines == 0:
-        flat[...] = False
-        return
-    if clicks is None:
-        allowed = np.full(m, size, dtype=np.int64)
-    else:
-        rows = size // cols
-        height = np.minimum(clicks[:, 0] + reach, rows - 1) - np.maximum(clicks[:, 0] - reach, 0)
-        width = np.minimum(clicks[:, 1] + reach, cols - 1) - np.maximum(clicks[:, 1] - reach, 0)
-        allowed = size - (height + 1) * (width + 1)
-    # Aim the first draw about one standard deviation short of `mines` on the
-    # side where correction draws mostly hit (free cells when mines are
-    # sparse, mines when dense), so most boards need only that kind of fix.
-    space = int(allowed.max())
-    density = mines / space
-    spread = np.sqrt(space * density * (1 - density))
-    sparse = density <= 0.5
-    aim = (mines - spread if sparse else mines + spread) / space
-    threshold = int(np.clip(np.floor(aim * 256) if sparse else np.ceil(aim * 256), 0, 256))
-    if 0 < threshold < 256:
-        # Little-endian bytes of the raw words: the same on every machine.
-        words = rng.bit_generator.random_raw(-(-flat.size // 8))
-        random_bytes = words.astype("<u8", copy=False).view(np.uint8)[: flat.size]
-        np.less(random_bytes.reshape(m, size), threshold, out=flat)
-        del words, random_bytes
-    else:
-        flat[...] = threshold > 0
-    if clicks is not None:
-        offsets = np.arange(-reach, reach + 1)
-        r = (clicks[:, 0, None] + offsets)[:, :, None]
-        c = (clicks[:, 1, None] + offsets)[:, None, :]
-        ok = (r >= 0) & (r < size // cols) & (c >= 0) & (c < cols)
-        board = np.broadcast_to(np.arange(m)[:, None, None], ok.shape)
-        flat[board[ok], (r * cols + c)[ok]] = False
-    cells = flat.reshape(-1)
-    # int16 sums are several times faster than int64 ones.
-    total = np.int16 if size < 2**15 else np.int64
-    draw = np.uint16 if size <= 2**16 else np.int64
-    need = mines - flat.view(np.uint8).sum(axis=1, dtype=total).astype(np.int64)
-    todo = np.flatnonzero(need)
-    while todo.size:
-        for adding in (True, False):
-            boards = todo[need[todo] > 0] if adding else todo[need[todo] < 0]
-            if not boards.size:
-                continue
-            short = np.abs(need[boards])
-            have = mines + (-short if adding else short)
-            if adding == sparse:
-                # The usual fix: as many draws as missing changes, which
-                # most often hit and can never overshoot.
-                draws = short
-            else:
-                # The rare one: enough draws to make about `short` changes,
-                # given the share of cells that count; an overshoot is then
-                # fixed the usual way.
-                hits = (allowed[boards] - have) if adding else have
-                draws = np.maximum(short * size // hits, 1)
-            target = np.repeat(boards * size, draws)
-            cell = rng.integers(0, size, size=target.size, dtype=draw)
-            if adding and clicks is not None:
-                r, c = np.divmod(cell, cols)
-                at = np.repeat(clicks[boards], draws, axis=0)
-                keep = (np.abs(r - at[:, 0]) > reach) | (np.abs(c - at[:, 1]) > reach)
-                target, cell = target[keep], cell[keep]
-            target += cell
-            cells[target] = adding
-        if todo.size * 4 > m:
-            need = mines - flat.view(np.uint8).sum(axis=1, dtype=total).astype(np.int64)
-        else:
-            need[todo] = mines - flat[todo].view(np.uint8).sum(axis=1, dtype=total)
-        todo = todo[need[todo] != 0]
+def _strategy(strategy: Any, seed: Any) -> MinePlacementStrategy:
+    """The strategy to lay mines with: ``strategy``, or ``RandomPlacement(seed)``."""
+    if strategy is None:
+        return RandomPlacement(seed)
+    if seed is not None:
+        raise TypeError("give strategy or seed, not both")
+    check_strategy(strategy)
+    return strategy  # type: ignore[no-any-return]
 
 
 def generate_boards(
@@ -301,10 +217,11 @@ def generate_boards(
     mines: int,
     *,
     seed: Any = None,
+    strategy: MinePlacementStrategy | None = None,
     first_click: str | None = None,
     click: ArrayLike | None = None,
 ) -> BoardBatch:
-    """Generate ``n`` uniformly random boards with exactly ``mines`` mines each.
+    """Generate ``n`` boards with exactly ``mines`` mines each, uniformly random by default.
 
     Parameters
     ----------
@@ -313,10 +230,14 @@ def generate_boards(
     rows, cols, mines : int
         Size and mine count of every board, as for :meth:`Board.create`.
     seed : None, int, SeedSequence or Generator, optional
-        Anything :func:`numpy.random.default_rng` accepts.  The same seed
-        gives the same batch on any machine.  The batch sampler draws all
-        boards at once, so ``generate_boards(1, ..., seed=s)`` and
-        ``Game.new(..., seed=s)`` give different (equally uniform) boards.
+        Seed of the default strategy, ``RandomPlacement(seed)``: the same
+        seed gives the same batch on any machine, and
+        ``generate_boards(1, ..., seed=s)`` lays the board that
+        ``Game.new(..., seed=s)`` lays.
+    strategy : MinePlacementStrategy, optional
+        Where the mines go, through its batched
+        :meth:`~numsweeper.MinePlacementStrategy.place_batch`; give
+        ``strategy`` or ``seed``, not both.
     first_click : {None, 'safe', 'opening'}
         Keep the first click (and, for ``'opening'``, its neighbours)
         mine-free.  Each board is uniform over the layouts that honour it.
@@ -333,20 +254,23 @@ def generate_boards(
     ------
     InvalidBoardError
         For bad dimensions or mine counts, a negative ``n`` or ``seed``, too
-        many mines for the rule, or a ``click`` of the wrong shape.
+        many mines for the rule, a ``click`` of the wrong shape, or a
+        strategy that cannot honour the request.
     OutOfBoundsError
         If a click is off the board.
     ValueError
         For an unknown ``first_click``.
     TypeError
-        If a size is not an integer, ``click`` is missing or not wanted, or
-        ``seed`` is of a kind numpy cannot seed from.
+        If a size is not an integer, ``click`` is missing or not wanted,
+        both ``seed`` and ``strategy`` are given, ``strategy`` is not a
+        strategy, or ``seed`` is of a kind numpy cannot seed from.
 
     Notes
     -----
-    The whole batch lives in memory (2 bytes per cell) and is built a few
-    million cells at a time, with no Python loop per board.  For more
-    boards than fit in memory, use :func:`iter_boards`.
+    The whole batch lives in memory (2 bytes per cell, plus one for the
+    first-click masks) and the default sampler builds it a few million cells
+    at a time, with no Python loop per board.  For more boards than fit in
+    memory, use :func:`iter_boards`.
 
     Examples
     --------
@@ -358,16 +282,12 @@ def generate_boards(
     (False, False)
     """
     n, rows, cols, mines, clicks = _check(n, rows, cols, mines, first_click, click)
-    rng = make_rng(seed)
-    layout = np.empty((n, rows, cols), dtype=bool)
+    strategy = _strategy(strategy, seed)
+    safe = None if clicks is None else safe_zones(rows, cols, clicks, first_click)
+    layout = place_boards(strategy, n, rows, cols, mines, safe=safe)
+    del safe
     counts = np.empty((n, rows, cols), dtype=np.int8)
     size = rows * cols
-    reach = 0 if first_click == "safe" else 1
-    step = max(1, _STEP_CELLS // size)
-    for start in range(0, n, step):
-        stop = min(start + step, n)
-        at = None if clicks is None else clicks[start:stop]
-        _place(rng, layout[start:stop].reshape(stop - start, size), cols, mines, at, reach)
     count_step = max(1, _COUNT_CELLS // size)
     for start in range(0, n, count_step):
         stop = min(start + count_step, n)
@@ -402,6 +322,7 @@ def iter_boards(
     mines: int,
     *,
     seed: Any = None,
+    strategy: MinePlacementStrategy | None = None,
     chunk_size: int = DEFAULT_CHUNK_SIZE,
     first_click: str | None = None,
     click: ArrayLike | None = None,
@@ -422,6 +343,10 @@ def iter_boards(
     seed : None, int, SeedSequence or Generator, optional
         Root of the chunk seeds.  A SeedSequence is copied, never spawned
         from, so passing the same one twice gives the same boards.
+    strategy : MinePlacementStrategy, optional
+        Where the mines go (uniformly random by default).  Chunk ``i`` lays
+        its boards with ``strategy.with_seed(child_i)``, so ``seed`` still
+        seeds every chunk.
     chunk_size : int
         Boards per chunk, at least 1.
     first_click, click
@@ -454,6 +379,8 @@ def iter_boards(
     chunk_size = check_int(chunk_size, "chunk_size")
     if chunk_size < 1:
         raise InvalidBoardError(f"chunk_size must be >= 1, got {chunk_size}")
+    if strategy is not None:
+        check_strategy(strategy)
     root = _root_seed_sequence(seed)
 
     def chunks() -> Iterator[BoardBatch]:
@@ -466,7 +393,8 @@ def iter_boards(
                 rows,
                 cols,
                 mines,
-                seed=child,
+                seed=child if strategy is None else None,
+                strategy=None if strategy is None else reseeded(strategy, child),
                 first_click=first_click,
                 click=at,
             )

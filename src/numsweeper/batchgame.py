@@ -1,78 +1,43 @@
 """Lock-step games: ``n`` games played as ``(n, rows, cols)`` arrays.
 
-The rules are exactly :class:`~numsweeper.Game`'s, applied to many games per
-call through the shared kernels.  Batched calls never raise for one game's
-move; they return a :class:`MoveStatus` per game instead.
+A :class:`BatchGame` is the rules core (:mod:`numsweeper._rules`) with a
+strategy, a clock and a compact record of every game's moves: the rules are
+exactly :class:`~numsweeper.Game`'s, because both play through the same
+functions.  Batched calls never raise for one game's move; they return a
+:class:`MoveStatus` per game instead.
 """
 
 from __future__ import annotations
 
-from enum import IntEnum
+import copy
+import time
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ._kernels import adjacent_counts, flood_batch, visible_cells, visible_in_progress
+from . import _rules as rules
+from ._kernels import visible_cells, visible_in_progress
+from ._rules import IN_PROGRESS, LOST, WON, GameArrays, MoveStatus, safe_zones
 from ._validate import (
     check_dims,
     check_first_click_fits,
     check_int,
     count_text,
-    make_rng,
     preset_dims,
 )
-from .batch import BoardBatch, generate_boards
-from .board import Board, read_only
+from .batch import BoardBatch, _strategy
+from .board import read_only
 from .errors import InvalidBoardError, OutOfBoundsError
-from .game import Game, GameState
-from .placement import FixedPlacement
+from .game import Game, GameState, Move
+from .placement import MinePlacementStrategy, RandomPlacement, check_strategy, place_boards
 
 __all__ = ["BatchGame", "MoveStatus"]
 
-# Internal state codes, indexing _STATE_OBJECTS.
-_IN_PROGRESS, _WON, _LOST = 0, 1, 2
 _STATE_OBJECTS = np.array([GameState.IN_PROGRESS, GameState.WON, GameState.LOST], dtype=object)
 
-# The 8 neighbour offsets of a cell, as (drow, dcol).
-_OFFSETS = [(dr, dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1) if dr or dc]
-
-
-class MoveStatus(IntEnum):
-    """Per-game outcome of one batched action.
-
-    ``OK`` means the rules accepted the move (a reveal of a revealed cell and
-    a chord that does nothing are accepted no-ops, as in
-    :class:`~numsweeper.Game`).  The others mirror the errors ``Game`` would
-    raise, and leave that game unchanged.
-
-    Attributes
-    ----------
-    OK
-        The move was applied.
-    ILLEGAL
-        :class:`~numsweeper.IllegalMoveError` in ``Game``: revealing a flag
-        or flagging a revealed cell.
-    GAME_OVER
-        :class:`~numsweeper.GameOverError` in ``Game``: the game is WON or
-        LOST.  Checked first, as ``Game`` does.
-    OUT_OF_BOUNDS
-        :class:`~numsweeper.OutOfBoundsError` in ``Game``.
-    INACTIVE
-        The game was masked out by ``active`` and did not move.
-
-    Examples
-    --------
-    >>> import numsweeper as ns
-    >>> ns.MoveStatus(3)
-    <MoveStatus.OUT_OF_BOUNDS: 3>
-    """
-
-    OK = 0
-    ILLEGAL = 1
-    GAME_OVER = 2
-    OUT_OF_BOUNDS = 3
-    INACTIVE = 4
+# Log entries kept beyond twice the live ones before the log is compacted.
+_SLACK = 1 << 16
 
 
 class BatchGame:
@@ -91,11 +56,15 @@ class BatchGame:
         The boards to play (copied), mines already laid; see
         :func:`~numsweeper.generate_boards`.  Use :meth:`new` for first-click
         rules.
+    strategy : MinePlacementStrategy, optional
+        Deals the boards of :meth:`reset`; an unseeded
+        :class:`~numsweeper.RandomPlacement` by default.
 
     Raises
     ------
     TypeError
-        If ``boards`` is not a :class:`~numsweeper.BoardBatch`.
+        If ``boards`` is not a :class:`~numsweeper.BoardBatch`, or
+        ``strategy`` is not a strategy.
 
     See Also
     --------
@@ -103,11 +72,12 @@ class BatchGame:
 
     Notes
     -----
-    Besides five bytes per cell per game, a batch keeps a log of its
-    accepted moves (about 24 bytes per move per game) so that
-    ``batch[i]`` can rebuild game ``i`` through :class:`Game`: about 2.4 GB
-    for a million games of a hundred moves.  :func:`~numsweeper.simulate`
-    plays in chunks, so its memory stays bounded.
+    Besides four bytes per cell per game, a batch records every game's
+    accepted moves (12 bytes per move per game, plus the time of each call),
+    so that ``batch[i]`` is game ``i`` with exactly its moves: about 1.2 GB
+    for a million games of a hundred moves.  A :meth:`reset` forgets the
+    moves of the games it deals again.  :func:`~numsweeper.simulate` plays
+    in chunks, so its memory stays bounded.
 
     Examples
     --------
@@ -125,17 +95,21 @@ class BatchGame:
     True
     """
 
-    def __init__(self, boards: BoardBatch) -> None:
+    def __init__(
+        self, boards: BoardBatch, *, strategy: MinePlacementStrategy | None = None
+    ) -> None:
         if not isinstance(boards, BoardBatch):
             raise TypeError(f"BatchGame needs a BoardBatch, got {type(boards).__name__}")
-        n, rows, cols = boards.mines.shape
-        self._setup(n, rows, cols, boards.mine_count, None, None)
-        self._mines[...] = boards.mines
-        self._counts[...] = boards.counts
-        self._placed[...] = True
+        self._setup(
+            GameArrays.laid(boards.mines.copy(), boards.counts.copy()),
+            first_click=None,
+            strategy=_dealer(strategy),
+        )
 
     @classmethod
-    def from_mines(cls, mines: ArrayLike) -> BatchGame:
+    def from_mines(
+        cls, mines: ArrayLike, *, strategy: MinePlacementStrategy | None = None
+    ) -> BatchGame:
         """Start games on given mine layouts.
 
         Parameters
@@ -143,6 +117,8 @@ class BatchGame:
         mines : array_like of bool, shape (n, rows, cols)
             The layouts (copied); every board must hold the same number of
             mines and at least one safe cell.
+        strategy : MinePlacementStrategy, optional
+            Deals the boards of :meth:`reset`, as in ``BatchGame(boards)``.
 
         Returns
         -------
@@ -176,10 +152,11 @@ class BatchGame:
             )
         check_dims(rows, cols, int(counts[0]) if n else 0)
         game = cls.__new__(cls)
-        game._setup(n, rows, cols, int(counts[0]) if n else 0, None, None)
-        game._mines[...] = layouts
-        game._counts[...] = adjacent_counts(game._mines)
-        game._placed[...] = True
+        game._setup(
+            GameArrays.laid(np.array(layouts, dtype=bool, order="C")),
+            first_click=None,
+            strategy=_dealer(strategy),
+        )
         return game
 
     @classmethod
@@ -190,6 +167,7 @@ class BatchGame:
         cols: int,
         mines: int,
         *,
+        strategy: MinePlacementStrategy | None = None,
         seed: Any = None,
         first_click: str | None = None,
     ) -> BatchGame:
@@ -201,9 +179,14 @@ class BatchGame:
             Number of games, ``n >= 0``.
         rows, cols, mines : int
             As for :meth:`Game.new <numsweeper.Game.new>`.
+        strategy : MinePlacementStrategy, optional
+            Lays every board of this batch, those of :meth:`reset` included,
+            through its batched :meth:`~numsweeper.MinePlacementStrategy.place_batch`.
+            Default: ``RandomPlacement(seed)``.
         seed : None, int, SeedSequence or Generator, optional
-            Seed of every placement in this batch.  The same seed and the same
-            sequence of calls give the same games.
+            Seed of the default strategy; give ``strategy`` or ``seed``, not
+            both.  The same seed and the same sequence of calls give the same
+            games.
         first_click : {None, 'safe', 'opening'}
             ``None`` lays all mines now.  With a rule, each game's mines are
             laid at that game's first reveal, keeping the clicked cell
@@ -223,8 +206,9 @@ class BatchGame:
         ValueError
             For an unknown ``first_click``.
         TypeError
-            If a size is not an integer, or ``seed`` is of a kind numpy
-            cannot seed from.
+            If a size is not an integer, both ``strategy`` and ``seed`` are
+            given, ``strategy`` is not a strategy, or ``seed`` is of a kind
+            numpy cannot seed from.
 
         Examples
         --------
@@ -238,16 +222,24 @@ class BatchGame:
             raise InvalidBoardError(f"n must be >= 0, got {n}")
         rows, cols, mines = check_dims(rows, cols, mines)
         check_first_click_fits(rows, cols, mines, first_click)
-        rng = make_rng(seed)
+        dealer = _strategy(strategy, seed)
         if first_click is None:
-            return cls(generate_boards(n, rows, cols, mines, seed=rng))
+            a = GameArrays.laid(place_boards(dealer, n, rows, cols, mines))
+        else:
+            a = GameArrays.blank(n, rows, cols, mines)
         game = cls.__new__(cls)
-        game._setup(n, rows, cols, mines, first_click, rng)
+        game._setup(a, first_click=first_click, strategy=dealer)
         return game
 
     @classmethod
     def from_preset(
-        cls, name: str, n: int, *, seed: Any = None, first_click: str | None = None
+        cls,
+        name: str,
+        n: int,
+        *,
+        strategy: MinePlacementStrategy | None = None,
+        seed: Any = None,
+        first_click: str | None = None,
     ) -> BatchGame:
         """Start ``n`` games on a named preset board.
 
@@ -258,7 +250,7 @@ class BatchGame:
             <numsweeper.Game.from_preset>`.
         n : int
             Number of games.
-        seed, first_click
+        strategy, seed, first_click
             As in :meth:`new`.
 
         Returns
@@ -277,55 +269,47 @@ class BatchGame:
         (5, 16, 30)
         """
         rows, cols, mines = preset_dims(name)
-        return cls.new(n, rows, cols, mines, seed=seed, first_click=first_click)
+        return cls.new(n, rows, cols, mines, strategy=strategy, seed=seed, first_click=first_click)
 
     def _setup(
-        self,
-        n: int,
-        rows: int,
-        cols: int,
-        mines: int,
-        first_click: str | None,
-        rng: np.random.Generator | None,
+        self, a: GameArrays, *, first_click: str | None, strategy: MinePlacementStrategy
     ) -> None:
-        shape = (n, rows, cols)
-        self._shape = shape
-        self._mine_count = mines
+        self._a = a
         self._first_click = first_click
-        self._rng = rng
-        self._mines = np.zeros(shape, dtype=bool)  # (n, rows, cols)
-        self._counts = np.zeros(shape, dtype=np.int8)  # (n, rows, cols)
-        self._revealed = np.zeros(shape, dtype=bool)  # (n, rows, cols)
-        self._flagged = np.zeros(shape, dtype=bool)  # (n, rows, cols)
-        self._exploded = np.zeros(shape, dtype=bool)  # (n, rows, cols)
-        self._placed = np.zeros(n, dtype=bool)  # (n,) mines laid
-        self._state = np.zeros(n, dtype=np.int8)  # (n,) _IN_PROGRESS/_WON/_LOST
-        self._hidden_safe = np.full(n, rows * cols - mines, dtype=np.int64)  # (n,)
-        self._flag_count = np.zeros(n, dtype=np.int64)  # (n,)
-        self._clicks = np.zeros(n, dtype=np.int64)  # (n,) accepted actions
-        # Accepted moves, for replaying one game through Game in __getitem__:
-        # (action, game indices, rows, cols), all arrays of the same length.
-        self._log: list[tuple[str, NDArray[np.intp], NDArray[np.intp], NDArray[np.intp]]] = []
+        self._strategy = strategy
+        self._created = time.monotonic()
+        # Accepted moves, one entry per call that moved some game: (kind,
+        # time, games, rows, cols), the arrays int32 and of one length.  Game
+        # i's moves are its entries from _since[i] on (its last deal).
+        self._log: list[tuple[str, float, NDArray[np.int32], NDArray[np.int32], NDArray[np.int32]]]
+        self._log = []
+        self._logged = 0  # moves in the log, over all games
+        self._since = np.zeros(a.shape[0], dtype=np.int64)  # (n,)
 
     # -- read-only state ------------------------------------------------------
 
     def __len__(self) -> int:
-        return self._shape[0]
+        return self._a.shape[0]
 
     @property
     def rows(self) -> int:
         """Rows of each board."""
-        return self._shape[1]
+        return self._a.shape[1]
 
     @property
     def cols(self) -> int:
         """Columns of each board."""
-        return self._shape[2]
+        return self._a.shape[2]
 
     @property
     def mine_count(self) -> int:
         """Mines on each board (known before they are laid)."""
-        return self._mine_count
+        return self._a.mine_count
+
+    @property
+    def strategy(self) -> MinePlacementStrategy:
+        """The strategy that lays this batch's boards."""
+        return self._strategy
 
     @property
     def first_click(self) -> str | None:
@@ -340,47 +324,47 @@ class BatchGame:
         bool masks :attr:`in_progress`, :attr:`won` and :attr:`lost`, which
         are cheaper.
         """
-        return _STATE_OBJECTS[self._state]
+        return _STATE_OBJECTS[self._a.state]
 
     @property
     def in_progress(self) -> NDArray[np.bool_]:
         """Bool ``(n,)``: games still IN_PROGRESS."""
-        return np.equal(self._state, _IN_PROGRESS)
+        return np.equal(self._a.state, IN_PROGRESS)
 
     @property
     def won(self) -> NDArray[np.bool_]:
         """Bool ``(n,)``: games WON."""
-        return np.equal(self._state, _WON)
+        return np.equal(self._a.state, WON)
 
     @property
     def lost(self) -> NDArray[np.bool_]:
         """Bool ``(n,)``: games LOST."""
-        return np.equal(self._state, _LOST)
+        return np.equal(self._a.state, LOST)
 
     @property
     def clicks(self) -> NDArray[np.int64]:
         """Int ``(n,)``: actions each game accepted (status OK), of any kind."""
-        return self._clicks.copy()
+        return self._a.clicks.copy()
 
     @property
     def mines_left(self) -> NDArray[np.int64]:
         """Int ``(n,)``: mines minus flags (negative when over-flagged)."""
-        return self._mine_count - self._flag_count
+        return self._a.mine_count - self._a.flag_count
 
     @property
     def hidden_safe(self) -> NDArray[np.int64]:
         """Int ``(n,)``: safe cells still hidden; a game is won when it is 0."""
-        return self._hidden_safe.copy()
+        return self._a.hidden_safe.copy()
 
     @property
     def revealed_count(self) -> NDArray[np.int64]:
         """Int ``(n,)``: safe cells revealed so far."""
-        return self.rows * self.cols - self._mine_count - self._hidden_safe
+        return self.rows * self.cols - self._a.mine_count - self._a.hidden_safe
 
     @property
     def placed(self) -> NDArray[np.bool_]:
         """Bool ``(n,)``: games whose mines are laid."""
-        return self._placed.copy()
+        return self._a.placed.copy()
 
     @property
     def mines(self) -> NDArray[np.bool_]:
@@ -388,22 +372,25 @@ class BatchGame:
 
         All False for a game whose first-click rule has not laid mines yet.
         """
-        return read_only(self._mines)
+        return read_only(self._a.mines)
 
     @property
     def counts(self) -> NDArray[np.int8]:
         """Read-only int8 ``(n, rows, cols)`` view of the adjacent-mine counts."""
-        return read_only(self._counts)
+        return read_only(self._a.counts)
 
     @property
     def revealed(self) -> NDArray[np.bool_]:
-        """Read-only bool ``(n, rows, cols)`` view of the revealed cells."""
-        return read_only(self._revealed)
+        """Read-only bool ``(n, rows, cols)`` view of the revealed cells.
+
+        A revealed mine is one a LOST game uncovered.
+        """
+        return read_only(self._a.revealed)
 
     @property
     def flagged(self) -> NDArray[np.bool_]:
         """Read-only bool ``(n, rows, cols)`` view of the flags."""
-        return read_only(self._flagged)
+        return read_only(self._a.flagged)
 
     @property
     def visible(self) -> NDArray[np.int8]:
@@ -459,19 +446,19 @@ class BatchGame:
 
     def _visible_of(self, g: NDArray[np.intp]) -> NDArray[np.int8]:
         """:meth:`visible_of` without the checks (``g`` holds valid indices)."""
-        state = self._state[g]
+        a = self._a
+        state = a.state[g]
         if not state.any():
             # All in progress: nothing about mines shows, so skip gathering them.
-            flagged = self._flagged[g] if self._flag_count[g].any() else None
-            return visible_in_progress(self._counts[g], self._revealed[g], flagged)
+            flagged = a.flagged[g] if a.flag_count[g].any() else None
+            return visible_in_progress(a.counts[g], a.revealed[g], flagged)
         return visible_cells(
-            self._counts[g],
-            self._revealed[g],
-            self._flagged[g],
-            self._mines[g],
-            self._exploded[g],
-            lost=state == _LOST,
-            won=state == _WON,
+            a.counts[g],
+            a.revealed[g],
+            a.flagged[g],
+            a.mines[g],
+            lost=state == LOST,
+            won=state == WON,
         )
 
     def _repr_html_(self) -> str:
@@ -488,7 +475,7 @@ class BatchGame:
     def __repr__(self) -> str:
         return (
             f"<BatchGame of {count_text(len(self), 'game')} {self.rows}x{self.cols}, "
-            f"{count_text(self._mine_count, 'mine')}: "
+            f"{count_text(self.mine_count, 'mine')}: "
             f"{int(np.count_nonzero(self.in_progress))} in progress, "
             f"{int(np.count_nonzero(self.won))} won, {int(np.count_nonzero(self.lost))} lost>"
         )
@@ -496,10 +483,12 @@ class BatchGame:
     def __getitem__(self, index: int) -> Game:
         """Game ``index`` as an independent :class:`~numsweeper.Game`.
 
-        The game is rebuilt through the public ``Game`` API by replaying this
-        game's accepted moves on its board, so its snapshot is what ``Game``
-        shows for the same moves.  A game still waiting for its first click
-        comes back with a strategy of its own (its mines are not laid yet).
+        The game is rebuilt from this batch's records: its board, and its
+        moves since it was last dealt played again through ``Game``'s rules
+        with their recorded times, so its :attr:`~numsweeper.Game.moves` are
+        exactly the moves it received here.  A game still waiting for its
+        first click comes back with a copy of the batch's strategy (its mines
+        are not laid yet).
 
         Raises
         ------
@@ -507,35 +496,47 @@ class BatchGame:
             If ``index`` is out of range.
         TypeError
             If ``index`` is not an integer.
+
+        Examples
+        --------
+        >>> import numsweeper as ns
+        >>> games = ns.BatchGame.new(2, 9, 9, 10, seed=0, first_click="safe")
+        >>> _ = games.reveal([4, 0], [4, 0]); _ = games.toggle_flag(0, 8, active=[False, True])
+        >>> [(m.kind, m.row, m.col) for m in games[1].moves]
+        [('reveal', 0, 0), ('flag', 0, 8)]
         """
         i = check_int(index, "index")
         if not -len(self) <= i < len(self):
             raise OutOfBoundsError(f"game index {i} out of range for a batch of {len(self)}")
         i %= len(self)
-        rows, cols = self.rows, self.cols
-        if self._first_click is None:
-            game = Game(Board(self._mines[i]))
-        elif self._placed[i]:
-            game = Game.new(
-                rows,
-                cols,
-                self._mine_count,
-                strategy=FixedPlacement(self._mines[i]),
-                first_click=self._first_click,
-            )
+        a = self._a
+        if a.placed[i]:
+            fresh = GameArrays.laid(a.mines[i : i + 1].copy(), a.counts[i : i + 1].copy())
         else:
-            game = Game.new(rows, cols, self._mine_count, first_click=self._first_click)
-        for action, games, rs, cs in self._log:
-            hits = np.flatnonzero(games == i)
-            for j in hits.tolist():
-                getattr(game, action)(int(rs[j]), int(cs[j]))
-        return game
+            fresh = GameArrays.blank(1, self.rows, self.cols, a.mine_count)
+        return Game._from_moves(
+            fresh,
+            first_click=self._first_click,
+            strategy=copy.deepcopy(self._strategy),
+            moves=self._moves_of(i),
+            created=self._created,
+        )
+
+    def _moves_of(self, i: int) -> list[Move]:
+        """Game ``i``'s moves since its last deal, from the log."""
+        moves = []
+        for kind, when, games, rows, cols in self._log[int(self._since[i]) :]:
+            j = int(np.searchsorted(games, i))  # games are in increasing order
+            if j < len(games) and games[j] == i:
+                moves.append(Move(kind, int(rows[j]), int(cols[j]), when))
+        return moves
 
     # -- argument checks ------------------------------------------------------
 
     def _targets(
         self, rows: ArrayLike, cols: ArrayLike, active: ArrayLike | None
-    ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.bool_]]:
+    ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.intp]]:
+        """Checked ``rows`` and ``cols`` of every game, and the games that move."""
         n = len(self)
         arrays = []
         for name, value in (("rows", rows), ("cols", cols)):
@@ -549,34 +550,45 @@ class BatchGame:
             if array.shape != (n,):
                 raise InvalidBoardError(f"{name} must have shape ({n},), got {array.shape}")
             arrays.append(array.astype(np.int64))
-        if active is None:
-            mask = np.ones(n, dtype=bool)
-        else:
-            mask = np.asarray(active)
-            if mask.dtype != bool or mask.shape != (n,):
-                raise TypeError(
-                    f"active must be a bool array of shape ({n},), got {mask.dtype} {mask.shape}"
+        return arrays[0], arrays[1], self._games(active, "active")
+
+    def _games(self, mask: ArrayLike | None, name: str) -> NDArray[np.intp]:
+        """The indices a bool ``(n,)`` mask selects; all games for None."""
+        n = len(self)
+        if mask is None:
+            return np.arange(n)
+        chosen = np.asarray(mask)
+        if chosen.dtype != bool or chosen.shape != (n,):
+            raise TypeError(
+                f"{name} must be a bool array of shape ({n},), got {chosen.dtype} {chosen.shape}"
+            )
+        return np.flatnonzero(chosen)
+
+    def _apply(
+        self,
+        kind: str,
+        outcome: NDArray[np.int8],
+        g: NDArray[np.intp],
+        r: NDArray[np.int64],
+        c: NDArray[np.int64],
+    ) -> NDArray[np.int8]:
+        """The statuses of every game, given those of the games ``g`` that moved;
+        record the accepted moves."""
+        status = np.full(len(self), MoveStatus.INACTIVE, dtype=np.int8)
+        status[g] = outcome
+        ok = g[outcome == MoveStatus.OK]
+        if ok.size:
+            self._log.append(
+                (
+                    kind,
+                    time.monotonic() - self._created,
+                    ok.astype(np.int32),
+                    r[ok].astype(np.int32),
+                    c[ok].astype(np.int32),
                 )
-        return arrays[0], arrays[1], mask
-
-    def _screen(
-        self, r: NDArray[np.int64], c: NDArray[np.int64], active: NDArray[np.bool_]
-    ) -> tuple[NDArray[np.int8], NDArray[np.intp]]:
-        """Statuses for inactive, finished and off-board games; the rest go on."""
-        status = np.full(len(self), MoveStatus.OK, dtype=np.int8)
-        status[~active] = MoveStatus.INACTIVE
-        over = active & (self._state != _IN_PROGRESS)
-        status[over] = MoveStatus.GAME_OVER
-        off = active & ~over & ((r < 0) | (r >= self.rows) | (c < 0) | (c >= self.cols))
-        status[off] = MoveStatus.OUT_OF_BOUNDS
-        return status, np.flatnonzero(status == MoveStatus.OK)
-
-    def _accept(
-        self, action: str, games: NDArray[np.intp], r: NDArray[np.intp], c: NDArray[np.intp]
-    ) -> None:
-        self._clicks[games] += 1
-        if games.size:
-            self._log.append((action, games, r, c))
+            )
+            self._logged += ok.size
+        return status
 
     # -- actions --------------------------------------------------------------
 
@@ -619,24 +631,17 @@ class BatchGame:
         >>> games.reveal(0, 0).tolist() == [ns.MoveStatus.GAME_OVER] * 2
         True
         """
-        r, c, active_ = self._targets(rows, cols, active)
-        status, g = self._screen(r, c, active_)
-        rg, cg = r[g], c[g]
-        flagged = self._flagged[g, rg, cg]
-        status[g[flagged]] = MoveStatus.ILLEGAL
-        g, rg, cg = g[~flagged], rg[~flagged], cg[~flagged]
-        self._accept("reveal", g, rg, cg)
-        fresh = ~self._placed[g]
-        if fresh.any():
-            self._place(g[fresh], rg[fresh], cg[fresh])
-        hidden = ~self._revealed[g, rg, cg]
-        g, rg, cg = g[hidden], rg[hidden], cg[hidden]
-        mine = self._mines[g, rg, cg]
-        self._explode(g[mine], rg[mine], cg[mine])
-        safe = ~mine
-        self._open(g[safe], rg[safe], cg[safe])
-        self._settle(g)
-        return status
+        r, c, g = self._targets(rows, cols, active)
+        out = rules.reveal(self._a, g, r[g], c[g], place=self._lay)
+        return self._apply("reveal", out.status, g, r, c)
+
+    def _lay(
+        self, g: NDArray[np.intp], r: NDArray[np.intp], c: NDArray[np.intp]
+    ) -> NDArray[np.bool_]:
+        """Lay the mines of games making their first reveal at ``(r, c)``."""
+        rows, cols = self.rows, self.cols
+        safe = safe_zones(rows, cols, np.stack([r, c], axis=1), self._first_click)
+        return place_boards(self._strategy, g.size, rows, cols, self.mine_count, safe=safe)
 
     def toggle_flag(
         self, rows: ArrayLike, cols: ArrayLike, *, active: ArrayLike | None = None
@@ -669,17 +674,8 @@ class BatchGame:
         >>> games.toggle_flag(0, 0).tolist(), games.mines_left.tolist()
         ([0, 0, 0], [9, 9, 9])
         """
-        r, c, active_ = self._targets(rows, cols, active)
-        status, g = self._screen(r, c, active_)
-        rg, cg = r[g], c[g]
-        revealed = self._revealed[g, rg, cg]
-        status[g[revealed]] = MoveStatus.ILLEGAL
-        g, rg, cg = g[~revealed], rg[~revealed], cg[~revealed]
-        self._accept("toggle_flag", g, rg, cg)
-        now = ~self._flagged[g, rg, cg]
-        self._flagged[g, rg, cg] = now
-        self._flag_count[g] += np.where(now, 1, -1)
-        return status
+        r, c, g = self._targets(rows, cols, active)
+        return self._apply("flag", rules.toggle_flag(self._a, g, r[g], c[g]), g, r, c)
 
     def chord(
         self, rows: ArrayLike, cols: ArrayLike, *, active: ArrayLike | None = None
@@ -719,78 +715,71 @@ class BatchGame:
         >>> games.chord(0, 1).tolist(), games.states[0].name
         ([0], 'WON')
         """
-        r, c, active_ = self._targets(rows, cols, active)
-        status, g = self._screen(r, c, active_)
-        rg, cg = r[g], c[g]
-        self._accept("chord", g, rg, cg)
-        number = self._counts[g, rg, cg]
-        live = self._revealed[g, rg, cg] & (number > 0)
-        g, rg, cg, number = g[live], rg[live], cg[live], number[live]
-        flags = np.zeros(g.size, dtype=np.int8)
-        owners, target_rows, target_cols = [], [], []
-        for dr, dc in _OFFSETS:
-            tr, tc = rg + dr, cg + dc
-            inside = (tr >= 0) & (tr < self.rows) & (tc >= 0) & (tc < self.cols)
-            j, tr, tc = np.flatnonzero(inside), tr[inside], tc[inside]
-            flagged = self._flagged[g[j], tr, tc]
-            flags[j] += flagged
-            target = ~flagged & ~self._revealed[g[j], tr, tc]
-            owners.append(j[target])
-            target_rows.append(tr[target])
-            target_cols.append(tc[target])
-        satisfied = flags == number
-        j = np.concatenate(owners)
-        keep = satisfied[j]
-        tg = g[j[keep]]
-        tr = np.concatenate(target_rows)[keep]
-        tc = np.concatenate(target_cols)[keep]
-        mine = self._mines[tg, tr, tc]
-        self._explode(tg[mine], tr[mine], tc[mine])
-        safe = ~mine
-        self._open(tg[safe], tr[safe], tc[safe])
-        self._settle(g[satisfied])
-        return status
+        r, c, g = self._targets(rows, cols, active)
+        out = rules.chord(self._a, g, r[g], c[g])
+        return self._apply("chord", out.status, g, r, c)
 
-    # -- rule steps -----------------------------------------------------------
+    def reset(self, mask: ArrayLike | None = None) -> None:
+        """Deal fresh boards to the games in ``mask`` and start them again.
 
-    def _place(self, g: NDArray[np.intp], r: NDArray[np.intp], c: NDArray[np.intp]) -> None:
-        """Lay the mines of games making their first reveal at ``(r, c)``."""
-        assert self._rng is not None
-        boards = generate_boards(
-            g.size,
-            self.rows,
-            self.cols,
-            self._mine_count,
-            seed=self._rng,
-            first_click=self._first_click,
-            click=np.stack([r, c], axis=1),
-        )
-        self._mines[g] = boards.mines
-        self._counts[g] = boards.counts
-        self._placed[g] = True
+        The new boards come from the batch's own strategy and stream, so a
+        batch stays reproducible from its seed.  Those games forget their
+        moves, flags and state: they are IN_PROGRESS with every cell hidden,
+        their mines laid now, or at their first reveal under a first-click
+        rule.  The other games do not change.
 
-    def _explode(self, g: NDArray[np.intp], r: NDArray[np.intp], c: NDArray[np.intp]) -> None:
-        self._exploded[g, r, c] = True
-        self._state[g] = _LOST
+        Parameters
+        ----------
+        mask : array_like of bool, shape (n,), optional
+            The games to deal again; all of them by default.
 
-    def _open(self, g: NDArray[np.intp], r: NDArray[np.intp], c: NDArray[np.intp]) -> None:
-        """Reveal hidden, unflagged safe cells, several per game allowed."""
-        zero = self._counts[g, r, c] == 0
-        if zero.any():
-            boards, which = np.unique(g[zero], return_inverse=True)
-            opened = ~(self._mines[boards] | self._revealed[boards])
-            if self._flag_count[boards].any():
-                opened &= ~self._flagged[boards]
-            region = flood_batch(self._counts[boards], opened, which, r[zero], c[zero])
-            self._revealed[boards] |= region
-            self._hidden_safe[boards] -= np.count_nonzero(region, axis=(1, 2))
-        g, r, c = g[~zero], r[~zero], c[~zero]
-        fresh = ~self._revealed[g, r, c]  # a flood may already have got it
-        g, r, c = g[fresh], r[fresh], c[fresh]
-        self._revealed[g, r, c] = True
-        self._hidden_safe -= np.bincount(g, minlength=len(self))
+        Raises
+        ------
+        TypeError
+            If ``mask`` is not a bool array of shape ``(n,)``.
+        InvalidBoardError
+            If the strategy cannot lay the boards (nothing changes then).
 
-    def _settle(self, g: NDArray[np.intp]) -> None:
-        """Win the games in ``g`` that are still in progress with no hidden safe cell."""
-        done = (self._state[g] == _IN_PROGRESS) & (self._hidden_safe[g] == 0)
-        self._state[g[done]] = _WON
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import numsweeper as ns
+        >>> games = ns.BatchGame.new(3, 9, 9, 10, seed=1)
+        >>> _ = games.reveal(0, 0)
+        >>> games.reset(np.array([True, False, False]))
+        >>> games.clicks.tolist(), games[0].moves
+        ([0, 1, 1], ())
+        """
+        g = self._games(mask, "mask")
+        if self._first_click is None:
+            layouts = place_boards(self._strategy, g.size, self.rows, self.cols, self.mine_count)
+            self._a.restart(g, keep_layout=True)
+            self._a.lay(g, layouts)
+        else:
+            self._a.restart(g, keep_layout=False)
+        self._since[g] = len(self._log)
+        if self._logged > 2 * int(self._a.clicks.sum()) + _SLACK:
+            self._compact()
+
+    def _compact(self) -> None:
+        """Drop the log entries of games dealt again since (amortized O(1) per move)."""
+        kept: list[tuple[str, float, NDArray[np.int32], NDArray[np.int32], NDArray[np.int32]]]
+        kept = []
+        position = np.zeros(len(self._log) + 1, dtype=np.int64)  # old index -> new index
+        for i, (kind, when, games, rows, cols) in enumerate(self._log):
+            position[i] = len(kept)
+            live = self._since[games] <= i
+            if live.any():
+                kept.append((kind, when, games[live], rows[live], cols[live]))
+        position[len(self._log)] = len(kept)
+        self._since = position[self._since]
+        self._log = kept
+        self._logged = sum(len(entry[2]) for entry in kept)
+
+
+def _dealer(strategy: MinePlacementStrategy | None) -> MinePlacementStrategy:
+    """The strategy that deals a batch's resets: the given one, or an unseeded random one."""
+    if strategy is None:
+        return RandomPlacement()
+    check_strategy(strategy)
+    return strategy

@@ -1,23 +1,25 @@
-"""One game's arrays: mines, adjacent counts, revealed cells and flags."""
+"""One board's arrays and moves: a one-game facade on the rules core."""
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, TypeVar
+from typing import NamedTuple, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ._kernels import adjacent_counts, flood_from
+from . import _rules as rules
+from ._rules import GameArrays
 from ._validate import Index, check_coord, check_dims, count_text
-from .errors import IllegalMoveError, InvalidBoardError
-from .placement import FixedPlacement, MinePlacementStrategy, RandomPlacement
+from .errors import GameOverError, IllegalMoveError, InvalidBoardError
+from .placement import MinePlacementStrategy, RandomPlacement, place_boards
 
 __all__ = ["Board", "Uncovered"]
 
 T = TypeVar("T", bound=np.generic)
 
-_NO_CELLS = np.empty((0, 2), dtype=np.intp)
-_NO_CELLS.flags.writeable = False
+#: The one game of a one-game state, as the index array the rules take.
+ONE = np.zeros(1, dtype=np.intp)
+ONE.flags.writeable = False
 
 
 def read_only(array: NDArray[T]) -> NDArray[T]:
@@ -25,6 +27,30 @@ def read_only(array: NDArray[T]) -> NDArray[T]:
     view = array.view()
     view.flags.writeable = False
     return view
+
+
+def at(value: int) -> NDArray[np.intp]:
+    """One coordinate as the array the rules take (huge ones stay off the board)."""
+    return np.array([min(max(value, -1), 1 << 62)], dtype=np.intp)
+
+
+def refuse(status: int, action: str, row: int, col: int, arrays: GameArrays) -> None:
+    """Raise the error a one-game facade gives for a move the rules refused.
+
+    ``row`` and ``col`` are integers; nothing happens for ``MoveStatus.OK``.
+    """
+    if status == rules.OK:
+        return
+    if status == rules.GAME_OVER:
+        state = ("IN_PROGRESS", "WON", "LOST")[int(arrays.state[0])]
+        raise GameOverError(f"cannot {action} ({row}, {col}): the game is already {state}")
+    if status == rules.OUT_OF_BOUNDS:
+        _, rows, cols = arrays.shape
+        check_coord(row, col, rows, cols)  # raises, naming the bad coordinate
+    if status == rules.ILLEGAL:
+        if action == "reveal":
+            raise IllegalMoveError(f"cannot reveal flagged cell ({row}, {col}); unflag it first")
+        raise IllegalMoveError(f"cannot flag revealed cell ({row}, {col})")
 
 
 class Uncovered(NamedTuple):
@@ -48,15 +74,6 @@ class Uncovered(NamedTuple):
 
     cells: NDArray[np.intp]
     exploded: NDArray[np.intp]
-
-
-def check_strategy(strategy: Any) -> None:
-    """Raise TypeError unless ``strategy`` is a placement strategy instance."""
-    if isinstance(strategy, type) or not callable(getattr(strategy, "place", None)):
-        raise TypeError(
-            "strategy must be a MinePlacementStrategy instance (with a place method), "
-            f"got {strategy!r}"
-        )
 
 
 class Board:
@@ -93,16 +110,7 @@ class Board:
     1
     """
 
-    __slots__ = (
-        "_counts",
-        "_flag_count",
-        "_flagged",
-        "_hidden_safe",
-        "_mine_count",
-        "_mines",
-        "_revealed",
-        "_views",
-    )
+    __slots__ = ("_a", "_views")
 
     def __init__(self, mines: ArrayLike) -> None:
         try:
@@ -114,26 +122,29 @@ class Board:
         if layout.ndim != 2:
             raise InvalidBoardError(f"mines must be 2-D, got shape {layout.shape}")
         check_dims(layout.shape[0], layout.shape[1], int(np.count_nonzero(layout)))
-        self._init(np.array(layout, dtype=bool, order="C"))
+        self._attach(GameArrays.laid(np.array(layout, dtype=bool, order="C")[None]))
 
-    def _init(self, mines: NDArray[np.bool_], counts: NDArray[np.int8] | None = None) -> None:
-        self._mines = mines
-        self._counts = adjacent_counts(mines) if counts is None else counts
-        self._revealed = np.zeros(mines.shape, dtype=bool)
-        self._flagged = np.zeros(mines.shape, dtype=bool)
-        self._mine_count = int(np.count_nonzero(mines))
-        self._hidden_safe = mines.size - self._mine_count
-        self._flag_count = 0
+    def _attach(self, arrays: GameArrays) -> None:
+        self._a = arrays
         self._views = tuple(
-            read_only(a) for a in (self._mines, self._counts, self._revealed, self._flagged)
+            read_only(x[0]) for x in (arrays.mines, arrays.counts, arrays.revealed, arrays.flagged)
         )
+
+    @classmethod
+    def _of(cls, arrays: GameArrays) -> Board:
+        """The board of a one-game state (shared, not copied)."""
+        board = cls.__new__(cls)
+        board._attach(arrays)
+        return board
 
     @classmethod
     def _from_arrays(cls, mines: NDArray[np.bool_], counts: NDArray[np.int8]) -> Board:
         """A fresh board from trusted arrays (copied): no validation, no recount."""
-        board = cls.__new__(cls)
-        board._init(np.array(mines, dtype=bool, order="C"), np.array(counts, dtype=np.int8))
-        return board
+        return cls._of(
+            GameArrays.laid(
+                np.array(mines, dtype=bool, order="C")[None], np.array(counts, dtype=np.int8)[None]
+            )
+        )
 
     @classmethod
     def create(
@@ -189,46 +200,22 @@ class Board:
                     f"safe must be a bool array of shape {(rows, cols)}, "
                     f"got {safe_mask.dtype} {safe_mask.shape}"
                 )
+            safe_mask = safe_mask[None]
         strategy = RandomPlacement() if strategy is None else strategy
-        check_strategy(strategy)
-        shown = None
-        if safe_mask is not None:  # the strategy may read the mask, never change it
-            shown = safe_mask.view()
-            shown.flags.writeable = False
-        layout = np.asarray(strategy.place(rows, cols, mines, safe=shown))
-        if layout.dtype != bool or layout.shape != (rows, cols):
-            raise InvalidBoardError(
-                f"{type(strategy).__name__} returned {layout.dtype} {layout.shape}, "
-                f"expected bool {(rows, cols)}"
-            )
-        if int(np.count_nonzero(layout)) != mines:
-            raise InvalidBoardError(
-                f"{type(strategy).__name__} placed {int(np.count_nonzero(layout))} mines, "
-                f"expected {mines}"
-            )
-        if safe_mask is not None and (layout & safe_mask).any():
-            row, col = (int(v) for v in np.argwhere(layout & safe_mask)[0])
-            raise InvalidBoardError(
-                f"{type(strategy).__name__} put a mine on ({row}, {col}), which must stay safe"
-            )
-        if type(strategy) not in (RandomPlacement, FixedPlacement):
-            # a strategy of the user's may hand out one buffer to every board
-            layout = layout.copy()
-        board = cls.__new__(cls)
-        board._init(np.ascontiguousarray(layout))
-        return board
+        layout = place_boards(strategy, 1, rows, cols, mines, safe=safe_mask)
+        return cls._of(GameArrays.laid(layout))
 
     # -- read-only state ------------------------------------------------------
 
     @property
     def rows(self) -> int:
         """Number of rows."""
-        return int(self._mines.shape[0])
+        return int(self._views[0].shape[0])
 
     @property
     def cols(self) -> int:
         """Number of columns."""
-        return int(self._mines.shape[1])
+        return int(self._views[0].shape[1])
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -238,7 +225,7 @@ class Board:
     @property
     def mine_count(self) -> int:
         """Number of mines on the board."""
-        return self._mine_count
+        return self._a.mine_count
 
     @property
     def mines(self) -> NDArray[np.bool_]:
@@ -252,7 +239,12 @@ class Board:
 
     @property
     def revealed(self) -> NDArray[np.bool_]:
-        """Read-only bool ``(rows, cols)`` view of the revealed cells."""
+        """Read-only bool ``(rows, cols)`` view of the revealed cells.
+
+        A mine is revealed only on the board of a game lost on it (the mine
+        that exploded); a board's own :meth:`reveal` reports mines and leaves
+        them hidden.
+        """
         return self._views[2]
 
     @property
@@ -263,18 +255,18 @@ class Board:
     @property
     def hidden_safe(self) -> int:
         """Safe cells still hidden; the board is cleared when this is 0."""
-        return self._hidden_safe
+        return int(self._a.hidden_safe[0])
 
     @property
     def flag_count(self) -> int:
         """Number of flags placed."""
-        return self._flag_count
+        return int(self._a.flag_count[0])
 
     def __repr__(self) -> str:
         return (
             f"<Board {self.rows}x{self.cols}, {count_text(self.mine_count, 'mine')}, "
-            f"{count_text(self._hidden_safe, 'safe cell')} hidden, "
-            f"{count_text(self._flag_count, 'flag')}>"
+            f"{count_text(self.hidden_safe, 'safe cell')} hidden, "
+            f"{count_text(self.flag_count, 'flag')}>"
         )
 
     def __str__(self) -> str:
@@ -324,29 +316,9 @@ class Board:
         [[1, 1]]
         """
         r, c = check_coord(row, col, self.rows, self.cols)
-        if self._flagged[r, c]:
-            raise IllegalMoveError(f"cannot reveal flagged cell ({r}, {c}); unflag it first")
-        if self._revealed[r, c]:
-            return Uncovered(_NO_CELLS, _NO_CELLS)
-        if self._mines[r, c]:
-            return Uncovered(_NO_CELLS, np.array([[r, c]], dtype=np.intp))
-        return Uncovered(self._open(r, c), _NO_CELLS)
-
-    def _open(self, r: int, c: int) -> NDArray[np.intp]:
-        """Reveal the hidden, unflagged safe cell ``(r, c)`` and its flood."""
-        if self._counts[r, c]:
-            self._revealed[r, c] = True
-            self._hidden_safe -= 1
-            return np.array([[r, c]], dtype=np.intp)
-        (r0, c0), region = flood_from(
-            self._counts, (self._mines, self._revealed, self._flagged), r, c
-        )
-        h, w = region.shape
-        self._revealed[r0 : r0 + h, c0 : c0 + w] |= region
-        cells = np.argwhere(region)
-        cells += (r0, c0)
-        self._hidden_safe -= len(cells)
-        return cells
+        out = rules.reveal(self._a, ONE, at(r), at(c), with_state=False, windowed=True)
+        refuse(out.status[0], "reveal", r, c, self._a)
+        return Uncovered(out.opened_cells(), out.hit_cells())
 
     def toggle_flag(self, row: Index, col: Index) -> bool:
         """Flag a hidden cell, or unflag a flagged one.
@@ -378,12 +350,9 @@ class Board:
         (True, False)
         """
         r, c = check_coord(row, col, self.rows, self.cols)
-        if self._revealed[r, c]:
-            raise IllegalMoveError(f"cannot flag revealed cell ({r}, {c})")
-        flag = not self._flagged[r, c]
-        self._flagged[r, c] = flag
-        self._flag_count += 1 if flag else -1
-        return flag
+        status = rules.toggle_flag(self._a, ONE, at(r), at(c), with_state=False)
+        refuse(status[0], "toggle_flag", r, c, self._a)
+        return bool(self._a.flagged[0, r, c])
 
     def chord(self, row: Index, col: Index) -> Uncovered:
         """Reveal every hidden, unflagged neighbour of a satisfied number.
@@ -423,24 +392,5 @@ class Board:
         [[0, 2]]
         """
         r, c = check_coord(row, col, self.rows, self.cols)
-        number = int(self._counts[r, c])
-        if not self._revealed[r, c] or number == 0:
-            return Uncovered(_NO_CELLS, _NO_CELLS)
-        r0, c0 = max(r - 1, 0), max(c - 1, 0)
-        around = (slice(r0, r + 2), slice(c0, c + 2))
-        if int(np.count_nonzero(self._flagged[around])) != number:
-            return Uncovered(_NO_CELLS, _NO_CELLS)
-        targets = np.argwhere(~self._revealed[around] & ~self._flagged[around]) + [r0, c0]
-        opened: list[NDArray[np.intp]] = []
-        hit: list[tuple[int, int]] = []
-        for tr, tc in targets.tolist():
-            if self._mines[tr, tc]:
-                hit.append((tr, tc))
-            elif not self._revealed[tr, tc]:  # an earlier flood may have got it
-                opened.append(self._open(tr, tc))
-        cells = _NO_CELLS
-        if opened:
-            cells = np.concatenate(opened)
-            cells = cells[np.lexsort((cells[:, 1], cells[:, 0]))]
-        exploded = np.array(hit, dtype=np.intp).reshape(-1, 2)
-        return Uncovered(cells, exploded)
+        out = rules.chord(self._a, ONE, at(r), at(c), with_state=False, windowed=True)
+        return Uncovered(out.opened_cells(), out.hit_cells())

@@ -23,6 +23,7 @@ __all__ = [
     "GameOverError",
     "IllegalMoveError",
     "InvalidBoardError",
+    "InvalidGameFileError",
     "MinesweeperError",
     "OutOfBoundsError",
 ]
@@ -49,6 +50,27 @@ class InvalidBoardError(MinesweeperError, ValueError):
     Traceback (most recent call last):
         ...
     numsweeper.errors.InvalidBoardError: rows must be >= 1, got 0
+    """
+
+
+class InvalidGameFileError(InvalidBoardError):
+    """A saved game that cannot be loaded: damaged, of an unknown version, or inconsistent.
+
+    Raised by :func:`~numsweeper.load_game` and :meth:`Game.from_dict
+    <numsweeper.Game.from_dict>` for every way a file or record can be bad
+    (truncated data, wrong types, impossible sizes, moves that the rules
+    refuse or that do not reproduce the recorded state); the message names
+    what is wrong.  A file is data: nothing in it is ever run.
+
+    Examples
+    --------
+    >>> import numsweeper as ns
+    >>> issubclass(ns.InvalidGameFileError, ns.InvalidBoardError)
+    True
+    >>> ns.Game.from_dict({"format": "numsweeper-game", "version": 99})
+    Traceback (most recent call last):
+        ...
+    numsweeper.errors.InvalidGameFileError: unknown numsweeper-game version 99; ...
     """
 
 

@@ -1,9 +1,13 @@
-"""The game session: a Board plus the GameState machine, behind one lock."""
+"""The game session: one game on the rules core, its moves, and a lock."""
 
 from __future__ import annotations
 
+import copy
 import functools
+import hashlib
+import math
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
@@ -12,23 +16,26 @@ from typing import Any, ParamSpec, TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
+from . import _rules as rules
 from ._constants import WRONG_FLAG
-from ._kernels import visible_cells
+from ._kernels import visible_cells, visible_in_progress
+from ._rules import LOST, WON, GameArrays, Outcome, Window, cells_of, safe_zones
 from ._validate import (
     Index,
-    check_coord,
     check_dims,
     check_first_click_fits,
     check_int,
     count_text,
     preset_dims,
-    safe_zone,
 )
-from .board import Board, Uncovered, check_strategy
-from .errors import GameOverError, InvalidBoardError
-from .placement import MinePlacementStrategy, RandomPlacement
+from .board import ONE, Board, at, refuse
+from .errors import IllegalMoveError, InvalidBoardError
+from .placement import MinePlacementStrategy, RandomPlacement, check_strategy, place_boards
 
-__all__ = ["Game", "GameState", "RevealResult", "Snapshot"]
+__all__ = ["MOVE_KINDS", "Game", "GameState", "Move", "RevealResult", "Snapshot"]
+
+#: The kinds of :class:`Move`: a reveal, a flag toggle and a chord.
+MOVE_KINDS = ("reveal", "flag", "chord")
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -194,6 +201,91 @@ class Snapshot:
         return to_html(self)
 
 
+@dataclass(frozen=True)
+class Move:
+    """One accepted move of a game.
+
+    Attributes
+    ----------
+    kind : {'reveal', 'flag', 'chord'}
+        What the player did; ``'flag'`` toggles a flag on or off.
+    row, col : int
+        The cell.
+    time : float
+        Seconds since the game was created (a monotonic clock).
+
+    Raises
+    ------
+    InvalidBoardError
+        For an unknown ``kind``, or a negative or non-finite ``time``.
+    TypeError
+        If ``row`` or ``col`` is not an integer, or ``time`` not a number.
+
+    Examples
+    --------
+    >>> import numsweeper as ns
+    >>> game = ns.Game.new(3, 3, 1, strategy=ns.FixedPlacement([(0, 0)]))
+    >>> _ = game.reveal(2, 2)
+    >>> move = game.moves[0]
+    >>> move.kind, move.row, move.col, move.time >= 0
+    ('reveal', 2, 2, True)
+    """
+
+    kind: str
+    row: int
+    col: int
+    time: float
+
+    def __post_init__(self) -> None:
+        if self.kind not in MOVE_KINDS:
+            raise InvalidBoardError(
+                f"move kind must be one of {', '.join(map(repr, MOVE_KINDS))}, got {self.kind!r}"
+            )
+        object.__setattr__(self, "row", check_int(self.row, "row"))
+        object.__setattr__(self, "col", check_int(self.col, "col"))
+        if isinstance(self.time, (bool, np.bool_)) or not isinstance(
+            self.time, (int, float, np.integer, np.floating)
+        ):
+            raise TypeError(f"move time must be a number of seconds, got {self.time!r}")
+        seconds = float(self.time)
+        if not (math.isfinite(seconds) and seconds >= 0):
+            raise InvalidBoardError(f"move time must be finite and >= 0, got {self.time!r}")
+        object.__setattr__(self, "time", seconds)
+
+
+@dataclass(frozen=True, eq=False)
+class _Change:
+    """What one reveal or chord changed, to take it back: O(cells changed).
+
+    Windows larger than one cell keep their masks bit-packed.
+    """
+
+    windows: tuple[tuple[int, int, int, int, NDArray[np.uint8] | None], ...]
+    hit: NDArray[np.intp]  # (m, 2) mines uncovered
+
+    @classmethod
+    def of(cls, outcome: Outcome) -> _Change:
+        windows = []
+        for window in outcome.opened or []:
+            h, w = window.mask.shape
+            packed = None if h * w == 1 else np.packbits(window.mask)
+            windows.append((window.row, window.col, h, w, packed))
+        return cls(tuple(windows), outcome.hit_cells())
+
+    def opened(self) -> list[Window]:
+        out = []
+        for row, col, h, w, packed in self.windows:
+            if packed is None:
+                mask = np.ones((1, 1), dtype=bool)
+            else:
+                mask = np.unpackbits(packed, count=h * w).view(bool).reshape(h, w)
+            out.append(Window(0, row, col, mask))
+        return out
+
+
+_STATES = (GameState.IN_PROGRESS, GameState.WON, GameState.LOST)
+
+
 def _locked(method: Callable[P, T]) -> Callable[P, T]:
     """Run a Game method while holding the game's lock."""
 
@@ -205,18 +297,28 @@ def _locked(method: Callable[P, T]) -> Callable[P, T]:
     return wrapper
 
 
-class Game:
-    """One Minesweeper session: a board, its state machine and a lock.
+def _settled_state(a: GameArrays) -> int:
+    """The state a position shows by itself: LOST with a mine revealed, WON when cleared."""
+    if (a.revealed[0] & a.mines[0]).any():
+        return LOST
+    return WON if a.hidden_safe[0] == 0 else rules.IN_PROGRESS
 
-    Build one with :meth:`new`, :meth:`from_preset` or ``Game(board)``.
-    Every action holds one lock, so threads sharing a game cannot corrupt it.
-    Rejected actions raise and leave the game exactly as it was.
+
+class Game:
+    """One Minesweeper session: a board, its state machine, its moves and a lock.
+
+    Build one with :meth:`new`, :meth:`from_preset`, ``Game(board)`` or
+    :func:`~numsweeper.load_game`.  Every action holds one lock, so threads
+    sharing a game cannot corrupt it.  Rejected actions raise and leave the
+    game exactly as it was; accepted ones are recorded in :attr:`moves`,
+    can be taken back with :meth:`undo` and played again with :meth:`redo`.
 
     Parameters
     ----------
     board : Board
         A board to play; the game takes it over (play through the game, not
-        the board, from then on).
+        the board, from then on).  Cells the board has revealed or flagged
+        already are the game's starting position.
 
     Examples
     --------
@@ -228,21 +330,41 @@ class Game:
     F1.
     11.
     ...
+    >>> game.undo().kind, game.state
+    ('reveal', <GameState.IN_PROGRESS: 'in_progress'>)
     """
 
     def __init__(self, board: Board) -> None:
         if not isinstance(board, Board):
             raise TypeError(f"Game needs a Board, got {type(board).__name__}")
+        a = board._a
+        a.state[0] = _settled_state(a)
+        start = None
+        if a.revealed[0].any() or a.flagged[0].any():
+            start = (np.packbits(a.revealed[0]), np.packbits(a.flagged[0]))
+        self._setup(a, first_click=None, strategy=None, board=board, start=start)
+
+    def _setup(
+        self,
+        a: GameArrays,
+        *,
+        first_click: str | None,
+        strategy: MinePlacementStrategy | None,
+        board: Board | None = None,
+        created: float | None = None,
+        start: tuple[NDArray[np.uint8], NDArray[np.uint8]] | None = None,
+    ) -> None:
         self._lock = threading.Lock()
+        self._a = a
         self._board = board
-        self._mine_count = board.mine_count
-        self._strategy: MinePlacementStrategy | None = None
-        self._first_click: str | None = None
-        self._placed = True
-        self._state = GameState.IN_PROGRESS
-        self._exploded: list[tuple[int, int]] = []
-        if board.hidden_safe == 0:
-            self._state = GameState.WON
+        self._first_click = first_click
+        self._strategy = strategy
+        self._start = start  # packed revealed and flagged cells the game began with
+        self._created = time.monotonic() if created is None else created
+        self._moves: list[Move] = []
+        self._changes: list[_Change | None] = []  # what each move changed; None for a flag
+        self._redo: list[Move] = []
+        self._first_reveal: int | None = None  # index in _moves
 
     @classmethod
     def new(
@@ -300,12 +422,11 @@ class Game:
             strategy = RandomPlacement(seed)
         check_strategy(strategy)  # now, even when mines wait for the first click
         if first_click is None:
-            return cls(Board.create(rows, cols, mines, strategy))
-        game = cls(Board(np.zeros((rows, cols), dtype=bool)))
-        game._mine_count = mines
-        game._strategy = strategy
-        game._first_click = first_click
-        game._placed = False
+            a = GameArrays.laid(place_boards(strategy, 1, rows, cols, mines))
+        else:
+            a = GameArrays.blank(1, rows, cols, mines)
+        game = cls.__new__(cls)
+        game._setup(a, first_click=first_click, strategy=strategy)
         return game
 
     @classmethod
@@ -341,22 +462,22 @@ class Game:
     @property
     def state(self) -> GameState:
         """The current :class:`GameState`."""
-        return self._state
+        return _STATES[int(self._a.state[0])]
 
     @property
     def rows(self) -> int:
         """Number of rows."""
-        return self._board.rows
+        return self._a.shape[1]
 
     @property
     def cols(self) -> int:
         """Number of columns."""
-        return self._board.cols
+        return self._a.shape[2]
 
     @property
     def mine_count(self) -> int:
         """Number of mines (known from the start, even before they are laid)."""
-        return self._mine_count
+        return self._a.mine_count
 
     @property
     def first_click(self) -> str | None:
@@ -364,12 +485,67 @@ class Game:
         return self._first_click
 
     @property
+    def strategy(self) -> MinePlacementStrategy | None:
+        """The strategy that lays (or laid) the mines; ``None`` for ``Game(board)``."""
+        return self._strategy
+
+    @property
     def board(self) -> Board | None:
         """The board, or ``None`` while a first-click rule waits to lay mines.
 
         Read it for analysis; play through the game's own methods.
         """
-        return self._board if self._placed else None
+        if not self._a.placed[0]:
+            return None
+        if self._board is None:
+            self._board = Board._of(self._a)
+        return self._board
+
+    @property
+    def moves(self) -> tuple[Move, ...]:
+        """The accepted moves, oldest first.
+
+        Every accepted call is a move, a no-op included (a chord that opens
+        nothing, a reveal of a revealed cell); rejected calls are not.
+
+        Examples
+        --------
+        >>> import numsweeper as ns
+        >>> game = ns.Game.new(2, 2, 1, strategy=ns.FixedPlacement([(0, 0)]))
+        >>> _ = game.reveal(1, 1); _ = game.chord(1, 1)
+        >>> [(m.kind, m.row, m.col) for m in game.moves]
+        [('reveal', 1, 1), ('chord', 1, 1)]
+        """
+        with self._lock:
+            return tuple(self._moves)
+
+    @property
+    def elapsed(self) -> float:
+        """The player's time in seconds: from the first reveal to the end, or to now.
+
+        ``0.0`` before the first reveal.  A game that ended stops its clock at
+        the move that ended it.
+
+        Examples
+        --------
+        >>> import numsweeper as ns
+        >>> game = ns.Game.new(2, 2, 0)
+        >>> game.elapsed
+        0.0
+        >>> _ = game.reveal(0, 0)  # wins at once
+        >>> game.elapsed
+        0.0
+        """
+        with self._lock:
+            if self._first_reveal is None:
+                return 0.0
+            start = self._moves[self._first_reveal].time
+            if self._a.state[0] != rules.IN_PROGRESS:
+                return self._moves[-1].time - start  # the last move ended the game
+            return max(0.0, self._now() - start)
+
+    def _now(self) -> float:
+        return time.monotonic() - self._created
 
     @_locked
     def snapshot(self) -> Snapshot:
@@ -384,25 +560,71 @@ class Game:
         X#
         ##
         """
-        b = self._board
-        exploded = np.zeros(b.shape, dtype=bool)
-        for r, c in self._exploded:
-            exploded[r, c] = True
-        cells = visible_cells(
-            b.counts,
-            b.revealed,
-            b.flagged,
-            b.mines,
-            exploded,
-            lost=self._state is GameState.LOST,
-            won=self._state is GameState.WON,
+        a = self._a
+        cells = self._cells(slice(None))
+        state = _STATES[int(a.state[0])]
+        return Snapshot._trusted(cells, state, a.mine_count - int(a.flag_count[0]))
+
+    def _cells(self, rows: slice) -> NDArray[np.int8]:
+        """The visible codes of some rows; the caller holds the lock."""
+        a = self._a
+        state = int(a.state[0])
+        at = (0, rows)
+        if state == rules.IN_PROGRESS:
+            flagged = a.flagged[at] if a.flag_count[0] else None
+            return visible_in_progress(a.counts[at], a.revealed[at], flagged)
+        return visible_cells(
+            a.counts[at],
+            a.revealed[at],
+            a.flagged[at],
+            a.mines[at],
+            lost=state == LOST,
+            won=state == WON,
         )
-        return Snapshot._trusted(cells, self._state, self._mine_count - b.flag_count)
+
+    @_locked
+    def _export(self) -> dict[str, Any]:
+        """What a saved game holds, read under the lock (for :mod:`numsweeper.records`).
+
+        The layout and start position come bit-packed; ``cells_sha256`` hashes
+        the visible codes a block of rows at a time, so a huge board needs no
+        full copy.
+        """
+        a = self._a
+        _, rows, cols = a.shape
+        digest = hashlib.sha256()
+        step = max(1, (1 << 22) // cols)
+        for r0 in range(0, rows, step):
+            digest.update(self._cells(slice(r0, r0 + step)).tobytes())
+        age = self._now()
+        start = self._moves[self._first_reveal].time if self._first_reveal is not None else None
+        if start is None:
+            elapsed = 0.0
+        elif a.state[0] == rules.IN_PROGRESS:
+            elapsed = max(0.0, age - start)
+        else:
+            elapsed = self._moves[-1].time - start
+        return {
+            "rows": rows,
+            "cols": cols,
+            "mines": a.mine_count,
+            "first_click": self._first_click,
+            "strategy": self._strategy,
+            "layout": np.packbits(a.mines[0]) if a.placed[0] else None,
+            "start": self._start,
+            "moves": tuple(self._moves),
+            "state": _STATES[int(a.state[0])],
+            "mines_left": a.mine_count - int(a.flag_count[0]),
+            "hidden_safe": int(a.hidden_safe[0]),
+            "cells_sha256": digest.hexdigest(),
+            "elapsed": elapsed,
+            "saved_at": age,
+        }
 
     def __repr__(self) -> str:
         return (
-            f"<Game {self.rows}x{self.cols}, {count_text(self._mine_count, 'mine')}, "
-            f"{self._state.name}, first_click={self._first_click!r}>"
+            f"<Game {self.rows}x{self.cols}, {count_text(self.mine_count, 'mine')}, "
+            f"{self.state.name}, first_click={self._first_click!r}>"
         )
 
     def __str__(self) -> str:
@@ -414,27 +636,6 @@ class Game:
         return to_html(self)
 
     # -- actions --------------------------------------------------------------
-
-    def _check_live(self, action: str, row: Any, col: Any) -> None:
-        if self._state is not GameState.IN_PROGRESS:
-            shown = ", ".join(
-                str(int(v)) if isinstance(v, np.integer) else repr(v) for v in (row, col)
-            )
-            raise GameOverError(
-                f"cannot {action} ({shown}): the game is already {self._state.name}"
-            )
-
-    def _finish(self, uncovered: Uncovered) -> RevealResult:
-        cells, exploded = uncovered
-        if len(exploded):
-            self._exploded.extend((int(r), int(c)) for r, c in exploded)
-            self._state = GameState.LOST
-            cells = np.concatenate([cells, exploded])
-            cells = cells[np.lexsort((cells[:, 1], cells[:, 0]))]
-        elif self._board.hidden_safe == 0:
-            self._state = GameState.WON
-        cells.flags.writeable = False
-        return RevealResult(cells, self._state)
 
     @_locked
     def reveal(self, row: Index, col: Index) -> RevealResult:
@@ -473,24 +674,9 @@ class Game:
         >>> game.state
         <GameState.WON: 'won'>
         """
-        self._check_live("reveal", row, col)
-        r, c = check_coord(row, col, self.rows, self.cols)
-        if not self._placed:
-            self._place_mines(r, c)
-        return self._finish(self._board.reveal(r, c))
-
-    def _place_mines(self, row: int, col: int) -> None:
-        """Lay the mines at the first reveal, keeping the rule's cells safe."""
-        assert self._strategy is not None
-        old = self._board
-        if old.flagged[row, col]:
-            return  # the reveal will be refused; keep waiting
-        safe = safe_zone(self.rows, self.cols, row, col, self._first_click)
-        board = Board.create(self.rows, self.cols, self._mine_count, self._strategy, safe=safe)
-        for r, c in np.argwhere(old.flagged).tolist():
-            board.toggle_flag(r, c)
-        self._board = board
-        self._placed = True
+        result = self._play("reveal", row, col)
+        assert isinstance(result, RevealResult)
+        return result
 
     @_locked
     def toggle_flag(self, row: Index, col: Index) -> bool:
@@ -524,8 +710,9 @@ class Game:
         >>> game.toggle_flag(1, 1), game.snapshot().mines_left
         (True, 1)
         """
-        self._check_live("toggle_flag", row, col)
-        return self._board.toggle_flag(row, col)
+        result = self._play("flag", row, col)
+        assert isinstance(result, bool)
+        return result
 
     @_locked
     def chord(self, row: Index, col: Index) -> RevealResult:
@@ -565,5 +752,323 @@ class Game:
         >>> game.chord(0, 1).state
         <GameState.WON: 'won'>
         """
-        self._check_live("chord", row, col)
-        return self._finish(self._board.chord(row, col))
+        result = self._play("chord", row, col)
+        assert isinstance(result, RevealResult)
+        return result
+
+    def _play(
+        self, kind: str, row: Any, col: Any, *, when: float | None = None, redoing: bool = False
+    ) -> RevealResult | bool:
+        """Apply one move through the rules and record it; the caller holds the lock.
+
+        ``when`` is the move's recorded time when it is played again (redo,
+        replay, load); a new move is stamped now.
+        """
+        r, c = check_int(row, "row"), check_int(col, "col")
+        a = self._a
+        change = None
+        result: RevealResult | bool
+        if kind == "flag":
+            status = rules.toggle_flag(a, ONE, at(r), at(c))
+            refuse(status[0], "toggle_flag", r, c, a)
+            result = bool(a.flagged[0, r, c])
+        else:
+            if kind == "reveal":
+                out = rules.reveal(a, ONE, at(r), at(c), place=self._lay, windowed=True)
+            else:
+                out = rules.chord(a, ONE, at(r), at(c), windowed=True)
+            refuse(out.status[0], kind, r, c, a)
+            change = _Change.of(out)
+            cells = cells_of(out.opened or [])
+            if len(change.hit):
+                cells = np.concatenate([cells, change.hit])
+                cells = cells[np.lexsort((cells[:, 1], cells[:, 0]))]
+            cells.flags.writeable = False
+            result = RevealResult(cells, self.state)
+        if self._first_reveal is None and kind == "reveal":
+            self._first_reveal = len(self._moves)
+        self._moves.append(Move(kind, r, c, self._now() if when is None else when))
+        self._changes.append(change)
+        if not redoing:
+            self._redo.clear()
+        return result
+
+    def _lay(
+        self, g: NDArray[np.intp], r: NDArray[np.intp], c: NDArray[np.intp]
+    ) -> NDArray[np.bool_]:
+        """Lay the mines at the first reveal, keeping the rule's cells safe."""
+        assert self._strategy is not None
+        _, rows, cols = self._a.shape
+        safe = safe_zones(rows, cols, np.stack([r, c], axis=1), self._first_click)
+        return place_boards(self._strategy, 1, rows, cols, self.mine_count, safe=safe)
+
+    # -- history --------------------------------------------------------------
+
+    @_locked
+    def undo(self) -> Move:
+        """Take back the last move, exactly, and return it.
+
+        The snapshot, ``mines_left``, the state, :attr:`moves` and
+        :attr:`elapsed` are as they were before that move; a game that move
+        won or lost is in progress again.  It costs O(cells the move
+        changed), never a replay.  Under a first-click rule, undoing the
+        first reveal keeps the mines it laid.
+
+        Returns
+        -------
+        Move
+            The move taken back; :meth:`redo` plays it again.
+
+        Raises
+        ------
+        IllegalMoveError
+            If there is no move to take back.
+
+        Examples
+        --------
+        >>> import numsweeper as ns
+        >>> game = ns.Game.new(2, 2, 1, strategy=ns.FixedPlacement([(0, 0)]))
+        >>> _ = game.reveal(0, 0)
+        >>> game.state
+        <GameState.LOST: 'lost'>
+        >>> game.undo()  # doctest: +ELLIPSIS
+        Move(kind='reveal', row=0, col=0, time=...)
+        >>> game.state, game.moves
+        (<GameState.IN_PROGRESS: 'in_progress'>, ())
+        """
+        if not self._moves:
+            raise IllegalMoveError("nothing to undo: no move has been made")
+        move = self._moves.pop()
+        change = self._changes.pop()
+        if change is None:
+            rules.unflag(self._a, 0, move.row, move.col)
+        else:
+            rules.hide(self._a, 0, change.opened(), change.hit)
+        if self._first_reveal == len(self._moves):
+            self._first_reveal = None
+        self._redo.append(move)
+        return move
+
+    @_locked
+    def redo(self) -> Move:
+        """Play the last move taken back again, with its recorded time, and return it.
+
+        Returns
+        -------
+        Move
+            The move played again.
+
+        Raises
+        ------
+        IllegalMoveError
+            If nothing was taken back, or a new move was made since.
+
+        Examples
+        --------
+        >>> import numsweeper as ns
+        >>> game = ns.Game.new(2, 2, 1, strategy=ns.FixedPlacement([(0, 0)]))
+        >>> _ = game.toggle_flag(0, 0)
+        >>> move = game.undo()
+        >>> game.redo() == move, game.snapshot().mines_left
+        (True, 0)
+        """
+        if not self._redo:
+            raise IllegalMoveError("nothing to redo: no move was undone since the last new move")
+        move = self._redo[-1]
+        self._play(move.kind, move.row, move.col, when=move.time, redoing=True)
+        self._redo.pop()
+        return move
+
+    @_locked
+    def copy(self) -> Game:
+        """An independent game: its own arrays, moves, redo moves and lock.
+
+        ``copy.copy``, ``copy.deepcopy`` and ``pickle`` give the same.  Moves
+        made on the copy never touch this game, nor the reverse.
+
+        Returns
+        -------
+        Game
+
+        Examples
+        --------
+        >>> import numsweeper as ns
+        >>> game = ns.Game.new(3, 3, 1, strategy=ns.FixedPlacement([(0, 0)]))
+        >>> twin = game.copy()
+        >>> _ = twin.reveal(2, 2)
+        >>> twin.state.name, game.state.name
+        ('WON', 'IN_PROGRESS')
+        """
+        twin = Game.__new__(Game)
+        twin._setup(
+            self._a.copy(),
+            first_click=self._first_click,
+            strategy=copy.deepcopy(self._strategy),
+            created=self._created,
+            start=self._start,
+        )
+        twin._moves = list(self._moves)
+        twin._changes = list(self._changes)
+        twin._redo = list(self._redo)
+        twin._first_reveal = self._first_reveal
+        return twin
+
+    def __copy__(self) -> Game:
+        return self.copy()
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Game:
+        return self.copy()
+
+    def __getstate__(self) -> dict[str, Any]:
+        with self._lock:
+            state = dict(self.__dict__)
+        del state["_lock"]
+        state["_board"] = None  # remade on demand
+        # Monotonic clocks differ between processes: keep the game's age.
+        state["_created"] = time.monotonic() - self._created
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        age = state.pop("_created")
+        self.__dict__.update(state)
+        self._created = time.monotonic() - age
+        self._lock = threading.Lock()
+
+    @_locked
+    def replay(self, upto: int | None = None) -> Game:
+        """A new game with this game's first ``upto`` moves played again.
+
+        The new game has the same layout (and first-click rule) and gets each
+        move through the same rules, with its recorded time; its clock
+        resumes from the last of them.  Use it to step through a lost game.
+
+        Parameters
+        ----------
+        upto : int, optional
+            How many moves, ``0 <= upto <= len(moves)``; all by default.
+
+        Returns
+        -------
+        Game
+            With no moves to redo.
+
+        Raises
+        ------
+        InvalidBoardError
+            If ``upto`` is out of range.
+        TypeError
+            If ``upto`` is not an integer.
+
+        Examples
+        --------
+        >>> import numsweeper as ns
+        >>> game = ns.Game.new(2, 3, 1, strategy=ns.FixedPlacement([(0, 0)]))
+        >>> _ = game.reveal(0, 2); _ = game.reveal(0, 0)
+        >>> game.state.name, game.replay(1).state.name, len(game.replay().moves)
+        ('LOST', 'IN_PROGRESS', 2)
+        """
+        count = len(self._moves) if upto is None else check_int(upto, "upto")
+        if not 0 <= count <= len(self._moves):
+            raise InvalidBoardError(f"upto must be in 0..{len(self._moves)}, got {count}")
+        moves = self._moves[:count]
+        return self._rebuilt(moves, created=None)
+
+    def _rebuilt(self, moves: list[Move], *, created: float | None) -> Game:
+        """This game's layout and starting position with ``moves`` played on it."""
+        a = self._a
+        _, rows, cols = a.shape
+        if a.placed[0]:
+            fresh = GameArrays.laid(a.mines.copy(), a.counts.copy())
+        else:
+            fresh = GameArrays.blank(1, rows, cols, a.mine_count)
+        return Game._from_moves(
+            fresh,
+            first_click=self._first_click,
+            strategy=copy.deepcopy(self._strategy),
+            start=self._start,
+            moves=moves,
+            created=created,
+        )
+
+    @classmethod
+    def _from_moves(
+        cls,
+        a: GameArrays,
+        *,
+        first_click: str | None,
+        strategy: MinePlacementStrategy | None,
+        moves: list[Move],
+        start: tuple[NDArray[np.uint8], NDArray[np.uint8]] | None = None,
+        created: float | None = None,
+    ) -> Game:
+        """A game on the state ``a`` (fresh, all hidden), after its start and ``moves``.
+
+        Every move goes through the rules as it did the first time; one that
+        they refuse raises as it would then.  Without ``created`` the clock
+        resumes from the last move's time.
+        """
+        if start is not None:
+            _, rows, cols = a.shape
+            revealed, flagged = (
+                np.unpackbits(bits, count=rows * cols).view(bool).reshape(rows, cols)
+                for bits in start
+            )
+            a.revealed[0] = revealed
+            a.flagged[0] = flagged
+            a.hidden_safe[0] -= int(np.count_nonzero(revealed & ~a.mines[0]))
+            a.flag_count[0] = int(np.count_nonzero(flagged))
+            a.state[0] = _settled_state(a)
+        game = cls.__new__(cls)
+        if created is None:
+            created = time.monotonic() - (moves[-1].time if moves else 0.0)
+        game._setup(a, first_click=first_click, strategy=strategy, created=created, start=start)
+        for move in moves:
+            game._play(move.kind, move.row, move.col, when=move.time)
+        return game
+
+    # -- records --------------------------------------------------------------
+
+    @_locked
+    def _resume(self, age: float) -> None:
+        """Set the clock so that the game is ``age`` seconds old now (after a load)."""
+        self._created = time.monotonic() - age
+
+    def to_dict(self) -> dict[str, Any]:
+        """This game as a JSON-safe dict; see :func:`~numsweeper.save_game` for the format.
+
+        Examples
+        --------
+        >>> import numsweeper as ns
+        >>> game = ns.Game.new(2, 2, 1, strategy=ns.FixedPlacement([(0, 0)]))
+        >>> _ = game.reveal(1, 1)
+        >>> d = game.to_dict()
+        >>> d["format"], d["rows"], d["cols"], d["mine_positions"], d["moves"][0][:3]
+        ('numsweeper-game', 2, 2, [[0, 0]], ['reveal', 1, 1])
+        >>> ns.Game.from_dict(d).snapshot() == game.snapshot()
+        True
+        """
+        from .records import game_to_dict
+
+        return game_to_dict(self)
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Game:
+        """The game a :meth:`to_dict` dict describes, its moves played and verified.
+
+        Raises
+        ------
+        InvalidGameFileError
+            If the dict is not a valid game record, or its moves do not
+            reproduce its recorded state.
+
+        Examples
+        --------
+        >>> import numsweeper as ns
+        >>> ns.Game.from_dict({"format": "chess"})
+        Traceback (most recent call last):
+            ...
+        numsweeper.errors.InvalidGameFileError: not a numsweeper game: format is 'chess', ...
+        """
+        from .records import game_from_dict
+
+        return game_from_dict(data)

@@ -1,9 +1,11 @@
-"""Mine-placement strategies: where the mines of a new board go.
+"""Mine-placement strategies: where the mines of new boards go.
 
-A strategy is an object with one method, :meth:`MinePlacementStrategy.place`,
-so a :class:`~numsweeper.Game` can be given any rule for laying mines:
-uniformly random and seedable (:class:`RandomPlacement`), a fixed layout for
-tests and puzzles (:class:`FixedPlacement`), or a subclass of your own.
+A strategy lays out one board (:meth:`MinePlacementStrategy.place`) and,
+batched, many (:meth:`MinePlacementStrategy.place_batch`), so every part of
+the library can be given any rule for laying mines: uniformly random and
+seedable (:class:`RandomPlacement`), a fixed layout for tests and puzzles
+(:class:`FixedPlacement`), or a subclass of your own.  A subclass needs only
+``place``; the batched method then loops over it.
 
 Examples
 --------
@@ -15,6 +17,7 @@ Examples
 
 from __future__ import annotations
 
+import copy
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from typing import Any, TypeAlias
@@ -25,22 +28,38 @@ from numpy.typing import ArrayLike, NDArray
 from ._validate import count_text, make_rng
 from .errors import InvalidBoardError
 
-__all__ = ["FixedPlacement", "MinePlacementStrategy", "RandomPlacement", "SeedLike"]
+__all__ = [
+    "FixedPlacement",
+    "MinePlacementStrategy",
+    "RandomPlacement",
+    "SeedLike",
+    "check_strategy",
+    "place_boards",
+    "reseeded",
+]
 
 #: Anything :func:`numpy.random.default_rng` accepts.
 SeedLike: TypeAlias = "int | np.random.SeedSequence | np.random.Generator | None"
 
-# Cells drawn per step when sampling huge boards: bounds the float32 scratch
-# memory to 4 MiB whatever the board size.  Part of the seeded output, so
-# changing it changes which layout a seed gives.
-_CHUNK = 1 << 20
+# Cells laid out per step of the sampler: bounds its scratch memory whatever
+# the batch.  It fixes the order in which random numbers are drawn, so
+# changing it changes which boards a seed gives.
+_STEP_CELLS = 1 << 23
+
+# Random bytes drawn at once (a multiple of 8, so the stream of raw words
+# does not depend on it): bounds the scratch memory of one huge board.
+_BYTES_STEP = 1 << 23
 
 
 class MinePlacementStrategy(ABC):
     """Interface of every mine-placement rule.
 
     Subclass it and implement :meth:`place` to plug a new rule into
-    :meth:`numsweeper.Game.new` or :meth:`numsweeper.Board.create`.
+    :meth:`Game.new <numsweeper.Game.new>`, :meth:`Board.create
+    <numsweeper.Board.create>`, :func:`~numsweeper.generate_boards`,
+    :class:`~numsweeper.BatchGame` and :func:`~numsweeper.simulate`.  Override
+    :meth:`place_batch` when a batch can be laid out faster than board by
+    board, and :meth:`with_seed` when the rule is random.
 
     Examples
     --------
@@ -54,6 +73,8 @@ class MinePlacementStrategy(ABC):
     >>> ns.Board.create(2, 3, 2, TopRow()).mines.astype(int)
     array([[1, 1, 0],
            [0, 0, 0]])
+    >>> ns.generate_boards(4, 2, 3, 2, strategy=TopRow()).mines.sum(axis=(1, 2))
+    array([2, 2, 2, 2])
     """
 
     @abstractmethod
@@ -69,7 +90,7 @@ class MinePlacementStrategy(ABC):
         mines : int
             The exact number of mines to place.
         safe : ndarray of bool, shape (rows, cols), optional
-            Cells that must stay mine-free (for first-click rules).
+            Cells that must stay mine-free (for first-click rules); read-only.
 
         Returns
         -------
@@ -83,41 +104,189 @@ class MinePlacementStrategy(ABC):
             allowed cells, or a fixed layout that covers a safe cell).
         """
 
+    def place_batch(
+        self,
+        n: int,
+        rows: int,
+        cols: int,
+        mines: int,
+        *,
+        safe: NDArray[np.bool_] | None = None,
+    ) -> NDArray[np.bool_]:
+        """Lay out ``n`` boards; by default one :meth:`place` call per board.
 
-def _sample_true(
-    rng: np.random.Generator, mask: NDArray[np.bool_], count: int, total: int
-) -> NDArray[np.intp]:
-    """Flat indices of ``count`` cells drawn uniformly from the True cells of ``mask``.
+        Parameters
+        ----------
+        n : int
+            Number of boards, ``n >= 0``.
+        rows, cols, mines : int
+            As for :meth:`place`.
+        safe : ndarray of bool, shape (n, rows, cols), optional
+            Cells of each board that must stay mine-free; read-only.
 
-    ``total`` is ``mask.sum()``.  Ranks are drawn without replacement, then
-    mapped to positions chunk by chunk, so the scratch memory is one chunk.
+        Returns
+        -------
+        ndarray of bool, shape (n, rows, cols)
+            Exactly ``mines`` True cells per board, none where ``safe`` is True.
+
+        Raises
+        ------
+        InvalidBoardError
+            If the rule cannot honour the request, or :meth:`place` returns a
+            layout of the wrong shape, type or count.
+
+        Examples
+        --------
+        >>> import numsweeper as ns
+        >>> ns.FixedPlacement([(0, 1)]).place_batch(2, 1, 3, 1).astype(int)
+        array([[[0, 1, 0]],
+        <BLANKLINE>
+               [[0, 1, 0]]])
+        """
+        out = np.empty((n, rows, cols), dtype=bool)
+        for i in range(n):
+            zone = None if safe is None else safe[i]
+            layout = np.asarray(self.place(rows, cols, mines, safe=zone))
+            _check_layouts(self, layout, (rows, cols), mines, zone, board=i)
+            out[i] = layout
+        return out
+
+    def with_seed(self, seed: Any) -> MinePlacementStrategy:
+        """A strategy like this one that draws its randomness from ``seed``.
+
+        Bulk runs (:func:`~numsweeper.iter_boards`,
+        :func:`~numsweeper.simulate`) give each chunk its own seed this way,
+        so that chunks draw independent boards in any process.  The default
+        returns a deep copy and ignores ``seed``, which is right for a rule
+        with no randomness; a random rule should override it.
+
+        Parameters
+        ----------
+        seed : None, int, SeedSequence or Generator
+            Anything :func:`numpy.random.default_rng` accepts.
+
+        Returns
+        -------
+        MinePlacementStrategy
+            A new strategy; this one is unchanged.
+
+        Examples
+        --------
+        >>> import numsweeper as ns
+        >>> a = ns.RandomPlacement(seed=0).with_seed(7).place(9, 9, 10)
+        >>> b = ns.RandomPlacement(seed=7).place(9, 9, 10)
+        >>> bool((a == b).all())
+        True
+        """
+        return copy.deepcopy(self)
+
+
+def _sample(
+    rng: np.random.Generator,
+    flat: NDArray[np.bool_],
+    mines: int,
+    safe: NDArray[np.bool_] | None,
+) -> None:
+    """Fill ``flat`` (m, cells) with uniform layouts of exactly ``mines`` mines each.
+
+    Cells are first drawn as mines independently with a probability ``t/256``
+    close to the density (one random byte per cell); cells in ``safe``
+    (m, cells) are then cleared.  Each board's surplus or deficit is then
+    corrected by setting uniformly drawn cells to mine-free or to mine, a
+    batch of draws per round, until every board holds ``mines``.
+
+    Every step treats the allowed cells of a board alike: it depends on the
+    cells' contents and the board's mine count only, never on where a cell
+    is.  The distribution of the result is therefore invariant under every
+    permutation of the allowed cells, and since it holds exactly ``mines``
+    mines it is uniform over those layouts.
     """
-    ranks = np.sort(rng.choice(total, size=count, replace=False))
-    flat = mask.reshape(-1)
-    found: list[NDArray[np.intp]] = []
-    seen = 0
-    lo = 0
-    for start in range(0, flat.size, _CHUNK):
-        if lo == ranks.size:
-            break
-        chunk = flat[start : start + _CHUNK]
-        here = int(np.count_nonzero(chunk))
-        hi = int(np.searchsorted(ranks, seen + here))
-        if hi > lo:
-            found.append(np.flatnonzero(chunk)[ranks[lo:hi] - seen] + start)
-            lo = hi
-        seen += here
-    return np.concatenate(found) if found else np.empty(0, dtype=np.intp)
+    m, size = flat.shape
+    if mines == 0:
+        flat[...] = False
+        return
+    if safe is None:
+        allowed = np.full(m, size, dtype=np.int64)
+    else:
+        allowed = size - np.count_nonzero(safe, axis=1).astype(np.int64)
+    # Aim the first draw about one standard deviation short of `mines` on the
+    # side where correction draws mostly hit (free cells when mines are
+    # sparse, mines when dense), so most boards need only that kind of fix.
+    space = int(allowed.max())
+    density = mines / space
+    spread = np.sqrt(space * density * (1 - density))
+    sparse = density <= 0.5
+    aim = (mines - spread if sparse else mines + spread) / space
+    threshold = int(np.clip(np.floor(aim * 256) if sparse else np.ceil(aim * 256), 0, 256))
+    cells = flat.reshape(-1)
+    if 0 < threshold < 256:
+        for start in range(0, cells.size, _BYTES_STEP):
+            stop = min(start + _BYTES_STEP, cells.size)
+            # Little-endian bytes of the raw words: the same on every machine.
+            words = rng.bit_generator.random_raw(-(-(stop - start) // 8))
+            random_bytes = words.astype("<u8", copy=False).view(np.uint8)[: stop - start]
+            np.less(random_bytes, threshold, out=cells[start:stop])
+    else:
+        flat[...] = threshold > 0
+    safe_cells = None
+    if safe is not None:
+        np.greater(flat, safe, out=flat)  # clear the safe cells
+        safe_cells = safe.reshape(-1)
+    # int16 sums are several times faster than int64 ones.
+    total = np.int16 if size < 2**15 else np.int64
+    draw = np.uint16 if size <= 2**16 else np.int64
+    need = mines - flat.view(np.uint8).sum(axis=1, dtype=total).astype(np.int64)
+    todo = np.flatnonzero(need)
+    while todo.size:
+        for adding in (True, False):
+            boards = todo[need[todo] > 0] if adding else todo[need[todo] < 0]
+            if not boards.size:
+                continue
+            short = np.abs(need[boards])
+            have = mines + (-short if adding else short)
+            if adding and sparse and safe is not None:
+                # Where most cells are kept safe, draws over the whole board
+                # would rarely land on a free allowed cell: choose among
+                # those cells directly (rare, so one board at a time).
+                slow = (allowed[boards] - have) * 8 < size
+                for board, count in zip(boards[slow].tolist(), short[slow].tolist(), strict=True):
+                    free = np.flatnonzero(~flat[board] & ~safe[board])
+                    flat[board, rng.choice(free, size=count, replace=False)] = True
+                boards, short, have = boards[~slow], short[~slow], have[~slow]
+            if adding == sparse:
+                # The usual fix: as many draws as missing changes, which
+                # most often hit and can never overshoot.
+                draws = short
+            else:
+                # The rare one: enough draws to make about `short` changes,
+                # given the share of cells that count; an overshoot is then
+                # fixed the usual way.
+                hits = (allowed[boards] - have) if adding else have
+                draws = np.maximum(short * size // hits, 1)
+            target = np.repeat(boards * size, draws)
+            target += rng.integers(0, size, size=target.size, dtype=draw)
+            if adding and safe_cells is not None:
+                target = target[~safe_cells[target]]
+            cells[target] = adding
+        if todo.size * 4 > m:
+            need = mines - flat.view(np.uint8).sum(axis=1, dtype=total).astype(np.int64)
+        else:
+            need[todo] = mines - flat[todo].view(np.uint8).sum(axis=1, dtype=total)
+        todo = todo[need[todo] != 0]
 
 
 class RandomPlacement(MinePlacementStrategy):
     """Uniformly random placement over every allowed layout, seedable.
 
-    Each allowed cell is first drawn as a mine with probability
-    ``mines / allowed``; the surplus or deficit is then removed or added
-    uniformly at random.  Conditioned on its size a Bernoulli set is uniform,
-    so the result is exactly uniform over the layouts with ``mines`` mines,
-    while memory stays at one byte per cell plus a fixed scratch buffer.
+    One sampler serves one board and a batch alike: ``place(...)`` is the
+    first board of ``place_batch(1, ...)``, and
+    :func:`~numsweeper.generate_boards` and :class:`~numsweeper.BatchGame`
+    draw through :meth:`place_batch`.  Each allowed cell is first drawn as a
+    mine with a probability close to the density; the surplus or deficit of
+    each board is then removed or added uniformly at random.  Conditioned on
+    its size a Bernoulli set is uniform, so the result is exactly uniform
+    over the layouts with ``mines`` mines, while memory stays at one byte per
+    cell plus a fixed scratch buffer.
 
     Parameters
     ----------
@@ -129,9 +298,9 @@ class RandomPlacement(MinePlacementStrategy):
     --------
     >>> import numsweeper as ns
     >>> ns.RandomPlacement(seed=1).place(3, 4, 3).astype(int)
-    array([[0, 0, 0, 0],
-           [1, 1, 0, 0],
-           [1, 0, 0, 0]])
+    array([[1, 1, 0, 0],
+           [0, 0, 1, 0],
+           [0, 0, 0, 0]])
     """
 
     def __init__(self, seed: Any = None) -> None:
@@ -145,31 +314,54 @@ class RandomPlacement(MinePlacementStrategy):
     def __repr__(self) -> str:
         return f"RandomPlacement(rng={self._rng!r})"
 
+    def with_seed(self, seed: Any) -> RandomPlacement:
+        """This strategy drawing from ``seed``; see :meth:`MinePlacementStrategy.with_seed`."""
+        twin = copy.copy(self)
+        twin._rng = make_rng(seed)
+        return twin
+
     def place(
         self, rows: int, cols: int, mines: int, *, safe: NDArray[np.bool_] | None = None
     ) -> NDArray[np.bool_]:
         """Draw a uniformly random layout; see :class:`MinePlacementStrategy`."""
-        n = rows * cols
-        safe_count = 0 if safe is None else int(np.count_nonzero(safe))
-        allowed = n - safe_count
-        if mines > allowed:
-            raise InvalidBoardError(
-                f"cannot place {mines} mines: only {allowed} of {n} cells may hold one"
-            )
-        flat = np.empty(n, dtype=bool)
-        p = mines / allowed if allowed else 0.0
-        for start in range(0, n, _CHUNK):
-            stop = min(start + _CHUNK, n)
-            np.less(self._rng.random(stop - start, dtype=np.float32), p, out=flat[start:stop])
-        layout = flat.reshape(rows, cols)
+        zone = None if safe is None else np.asarray(safe)[None]
+        layout: NDArray[np.bool_] = self.place_batch(1, rows, cols, mines, safe=zone)[0]
+        return layout
+
+    def place_batch(
+        self,
+        n: int,
+        rows: int,
+        cols: int,
+        mines: int,
+        *,
+        safe: NDArray[np.bool_] | None = None,
+    ) -> NDArray[np.bool_]:
+        """Draw ``n`` uniformly random layouts; see :meth:`MinePlacementStrategy.place_batch`.
+
+        Examples
+        --------
+        >>> import numsweeper as ns
+        >>> ns.RandomPlacement(seed=1).place_batch(1000, 16, 30, 99).sum(axis=(1, 2)).min()
+        np.int64(99)
+        """
+        size = rows * cols
         if safe is not None:
-            layout &= ~safe
-        drawn = int(np.count_nonzero(flat))
-        if drawn > mines:
-            flat[_sample_true(self._rng, layout, drawn - mines, drawn)] = False
-        elif drawn < mines:
-            free = ~layout if safe is None else ~(layout | safe)
-            flat[_sample_true(self._rng, free, mines - drawn, allowed - drawn)] = True
+            allowed = size - np.count_nonzero(safe.reshape(n, size), axis=1)
+            if n and mines > allowed.min():
+                i = int(np.argmin(allowed))
+                where = f" of board {i}" if n > 1 else ""
+                raise InvalidBoardError(
+                    f"cannot place {mines} mines: only {int(allowed[i])} of {size} "
+                    f"cells{where} may hold one"
+                )
+        layout = np.empty((n, rows, cols), dtype=bool)
+        flat = layout.reshape(n, size)
+        step = max(1, _STEP_CELLS // size)
+        for start in range(0, n, step):
+            stop = min(start + step, n)
+            zone = None if safe is None else safe[start:stop].reshape(stop - start, size)
+            _sample(self._rng, flat[start:stop], mines, zone)
         return layout
 
 
@@ -220,6 +412,20 @@ class FixedPlacement(MinePlacementStrategy):
                 raise InvalidBoardError(f"mine position {position!r} must hold integers")
         return int(row), int(col)
 
+    @property
+    def positions(self) -> list[tuple[int, int]]:
+        """The mines as ``(row, col)`` pairs, in the order given (reading order for a mask).
+
+        Examples
+        --------
+        >>> import numsweeper as ns
+        >>> ns.FixedPlacement([[False, True], [True, False]]).positions
+        [(0, 1), (1, 0)]
+        """
+        if self._mask is not None:
+            return [(int(r), int(c)) for r, c in np.argwhere(self._mask)]
+        return list(self._pairs)
+
     def __repr__(self) -> str:
         if self._mask is not None:
             return f"FixedPlacement(<mask {self._mask.shape[0]}x{self._mask.shape[1]}>)"
@@ -256,3 +462,148 @@ class FixedPlacement(MinePlacementStrategy):
                 f"fixed layout puts a mine on ({row}, {col}), which must stay safe"
             )
         return layout
+
+    def place_batch(
+        self,
+        n: int,
+        rows: int,
+        cols: int,
+        mines: int,
+        *,
+        safe: NDArray[np.bool_] | None = None,
+    ) -> NDArray[np.bool_]:
+        """``n`` copies of the fixed layout; see :meth:`MinePlacementStrategy.place_batch`."""
+        layout = self.place(rows, cols, mines)
+        out = np.repeat(layout[None], n, axis=0)
+        if safe is not None and (out & safe).any():
+            i, row, col = (int(v) for v in np.argwhere(out & safe)[0])
+            raise InvalidBoardError(
+                f"fixed layout puts a mine on ({row}, {col}), which must stay safe on board {i}"
+            )
+        return out
+
+
+def reseeded(strategy: Any, seed: Any) -> Any:
+    """``strategy.with_seed(seed)``, or a deep copy for a strategy without the method."""
+    with_seed = getattr(strategy, "with_seed", None)
+    if callable(with_seed):
+        return with_seed(seed)
+    return copy.deepcopy(strategy)
+
+
+def check_strategy(strategy: Any) -> None:
+    """Raise TypeError unless ``strategy`` is a placement strategy instance."""
+    if isinstance(strategy, type) or not callable(getattr(strategy, "place", None)):
+        raise TypeError(
+            "strategy must be a MinePlacementStrategy instance (with a place method), "
+            f"got {strategy!r}"
+        )
+
+
+def _check_layouts(
+    strategy: Any,
+    layouts: NDArray[Any],
+    expected: tuple[int, ...],
+    mines: int,
+    safe: NDArray[np.bool_] | None,
+    *,
+    board: int | None = None,
+) -> None:
+    """Raise InvalidBoardError unless ``layouts`` honours the request.
+
+    ``layouts`` should have shape ``expected``: one board ``(rows, cols)`` or
+    a stack ``(n, rows, cols)``, with ``safe`` of the same shape.  ``board``
+    is the index of a lone board in its batch, for the messages.
+    """
+    name = type(strategy).__name__
+    if layouts.dtype != bool or layouts.shape != expected:
+        raise InvalidBoardError(
+            f"{name} returned {layouts.dtype} {layouts.shape}, expected bool {expected}"
+        )
+
+    def where(i: int) -> str:
+        if layouts.ndim == 3:
+            return f" on board {i}"
+        return "" if board is None else f" on board {board}"
+
+    rows, cols = expected[-2:]
+    counts = np.count_nonzero(layouts.reshape(-1, rows * cols), axis=1)
+    wrong = np.flatnonzero(counts != mines)
+    if wrong.size:
+        i = int(wrong[0])
+        raise InvalidBoardError(f"{name} placed {int(counts[i])} mines{where(i)}, expected {mines}")
+    if safe is not None and (layouts & safe).any():
+        *index, row, col = (int(v) for v in np.argwhere(layouts & safe)[0])
+        raise InvalidBoardError(
+            f"{name} put a mine on ({row}, {col}){where(index[0] if index else 0)}, "
+            "which must stay safe"
+        )
+
+
+def place_boards(
+    strategy: Any,
+    n: int,
+    rows: int,
+    cols: int,
+    mines: int,
+    *,
+    safe: NDArray[np.bool_] | None = None,
+) -> NDArray[np.bool_]:
+    """Checked layouts from any strategy: what every part of the library lays mines with.
+
+    One board asks :meth:`~MinePlacementStrategy.place`; a batch asks
+    :meth:`~MinePlacementStrategy.place_batch`, or loops over ``place`` for
+    a strategy that has no batched method.  The result is checked (shape,
+    dtype, mine count, safe cells) and is the caller's own array.
+
+    Parameters
+    ----------
+    strategy : MinePlacementStrategy
+        Or any object with a ``place`` method of the same signature.
+    n, rows, cols, mines : int
+        Validated by the caller.
+    safe : ndarray of bool, shape (n, rows, cols), optional
+        Cells that must stay mine-free; the strategy sees them read-only.
+
+    Returns
+    -------
+    ndarray of bool, shape (n, rows, cols)
+        C-contiguous and not shared with the strategy.
+
+    Raises
+    ------
+    InvalidBoardError
+        If the strategy cannot honour the request or breaks it.
+    TypeError
+        If ``strategy`` is not a strategy instance.
+
+    Examples
+    --------
+    >>> import numsweeper as ns
+    >>> from numsweeper.placement import place_boards
+    >>> place_boards(ns.RandomPlacement(seed=0), 3, 9, 9, 10).shape
+    (3, 9, 9)
+    """
+    check_strategy(strategy)
+    shown = None
+    if safe is not None:  # the strategy may read the mask, never change it
+        shown = safe.view()
+        shown.flags.writeable = False
+    ours = type(strategy) in (RandomPlacement, FixedPlacement)
+    if n == 1:
+        zone = None if shown is None else shown[0]
+        one = np.asarray(strategy.place(rows, cols, mines, safe=zone))
+        _check_layouts(strategy, one, (rows, cols), mines, zone)
+        layouts = one[None]
+    else:
+        batched = getattr(strategy, "place_batch", None)
+        if callable(batched):
+            layouts = np.asarray(batched(n, rows, cols, mines, safe=shown))
+        else:  # an object with place only: loop over it
+            layouts = MinePlacementStrategy.place_batch(strategy, n, rows, cols, mines, safe=shown)
+            ours = True
+        _check_layouts(strategy, layouts, (n, rows, cols), mines, safe)
+    if not ours:
+        # a strategy of the user's may hand out one buffer to every board
+        return np.array(layouts, dtype=bool, order="C")
+    return np.ascontiguousarray(layouts)

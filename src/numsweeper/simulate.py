@@ -31,6 +31,7 @@ from .batch import _root_seed_sequence
 from .batchgame import BatchGame
 from .errors import _from_ctrl_c
 from .game import Game
+from .placement import MinePlacementStrategy, RandomPlacement, check_strategy, reseeded
 
 __all__ = [
     "RECORD_DTYPE",
@@ -265,6 +266,9 @@ class SimulationResult:
     policy_is_name : bool
         Whether the policy was given by name (so :meth:`replay` can rebuild
         it) rather than as a callable.
+    strategy : str or None
+        The class name of the run's placement strategy, ``None`` for the
+        default uniform one.
 
     Examples
     --------
@@ -292,6 +296,7 @@ class SimulationResult:
     first_child: int = 0
     pool_size: int = 4
     policy_is_name: bool = True
+    strategy: str | None = None
 
     @property
     def games(self) -> int:
@@ -387,7 +392,12 @@ class SimulationResult:
             return f"SeedSequence({self.seed}, {', '.join(extra)})"
         return str(self.seed)
 
-    def replay(self, game: int, policy: str | Policy | None = None) -> Game:
+    def replay(
+        self,
+        game: int,
+        policy: str | Policy | None = None,
+        strategy: MinePlacementStrategy | None = None,
+    ) -> Game:
         """Game ``game`` of this run, played again to where the run left it.
 
         The game's chunk is rebuilt from the run's seed and played again
@@ -403,6 +413,9 @@ class SimulationResult:
             The run's policy.  A policy named by a string (``'random'``,
             ``'solver'``, ...) is rebuilt by default; a callable must be
             passed again, as the result keeps only its name.
+        strategy : MinePlacementStrategy, optional
+            The run's strategy, if it was given one: the result keeps only
+            its name, so it must be passed again.
 
         Returns
         -------
@@ -464,8 +477,12 @@ class SimulationResult:
             spawn_key=(*self.spawn_key, self.first_child + chunk),
             pool_size=self.pool_size,
         )
+        if strategy is None and self.strategy is not None:
+            raise TypeError(
+                f"this run laid its mines with {self.strategy}: pass that strategy to replay"
+            )
         batch = _play_batch(
-            start, size, self.rows, self.cols, self.mines, self.first_click, policy, seed
+            start, size, self.rows, self.cols, self.mines, self.first_click, policy, seed, strategy
         )
         j = i - start
         replayed = batch[j]
@@ -531,11 +548,12 @@ def _play_chunk(
     first_click: str | None,
     policy_spec: str | Policy,
     seed: np.random.SeedSequence,
+    strategy: MinePlacementStrategy | None = None,
 ) -> NDArray[np.void]:
     """Play one chunk of games to the end; a pure function of its arguments."""
     from .metrics import three_bv
 
-    batch = _play_batch(start, games, rows, cols, mines, first_click, policy_spec, seed)
+    batch = _play_batch(start, games, rows, cols, mines, first_click, policy_spec, seed, strategy)
     records = np.zeros(games, dtype=RECORD_DTYPE)
     records["game"] = start + np.arange(games)
     records["chunk"] = chunk
@@ -557,12 +575,14 @@ def _play_batch(
     first_click: str | None,
     policy_spec: str | Policy,
     seed: np.random.SeedSequence,
+    strategy: MinePlacementStrategy | None = None,
 ) -> BatchGame:
     """The games of one chunk, played to the end (``start`` names them in errors)."""
     policy = _make_policy(policy_spec, first_click)
     board_seed, policy_seed = seed.spawn(2)
     rng = np.random.default_rng(policy_seed)
-    batch = BatchGame.new(games, rows, cols, mines, seed=board_seed, first_click=first_click)
+    dealer = RandomPlacement(board_seed) if strategy is None else reseeded(strategy, board_seed)
+    batch = BatchGame.new(games, rows, cols, mines, strategy=dealer, first_click=first_click)
     limit = getattr(policy, "max_clicks", None)
     r = np.zeros(games, dtype=np.intp)
     c = np.zeros(games, dtype=np.intp)
@@ -630,6 +650,7 @@ def simulate(
     policy: str | Policy = "random",
     first_click: str | None = "opening",
     seed: Any = None,
+    strategy: MinePlacementStrategy | None = None,
     workers: int = 1,
     executor: Executor | None = None,
     chunk_size: int = 2000,
@@ -658,6 +679,13 @@ def simulate(
     seed : None, int, SeedSequence or Generator
         Root of all randomness.  ``None`` draws fresh entropy, recorded in
         the result so the run can be repeated.
+    strategy : MinePlacementStrategy, optional
+        Where the mines go; uniformly random by default.  ``seed`` still
+        seeds every chunk and policy: chunk ``i`` lays its boards with
+        ``strategy.with_seed(...)`` of its own board seed, so a random
+        strategy should override
+        :meth:`~numsweeper.MinePlacementStrategy.with_seed`.  It must be
+        picklable to run in worker processes.
     workers : int
         Worker processes; ``1`` plays in this process.
     executor : concurrent.futures.Executor, optional
@@ -724,6 +752,8 @@ def simulate(
     if executor is not None and workers != 1:
         raise TypeError("give workers or executor, not both")
     _check_policy(policy, first_click)
+    if strategy is not None:
+        check_strategy(strategy)
     bar = _progress_bar(games) if progress else None
 
     root = _root_seed_sequence(seed)
@@ -736,7 +766,7 @@ def simulate(
     first_child = root.n_children_spawned
     children = root.spawn(len(chunks))
     tasks = [
-        (i, start, size, rows, cols, mines, first_click, policy, child)
+        (i, start, size, rows, cols, mines, first_click, policy, child, strategy)
         for (i, start, size), child in zip(chunks, children, strict=True)
     ]
     done: dict[int, NDArray[np.void]] = {}
@@ -779,6 +809,7 @@ def simulate(
         first_child=first_child,
         pool_size=root.pool_size,
         policy_is_name=isinstance(policy, str),
+        strategy=None if strategy is None else type(strategy).__name__,
     )
 
 
