@@ -330,3 +330,66 @@ def test_seed_sequence_children_already_spawned_are_not_reused() -> None:
     reused = next(ns.iter_boards(5, 9, 9, 10, seed=root, chunk_size=5))
     assert not np.array_equal(reused.mines, ns.generate_boards(5, 9, 9, 10, seed=first).mines)
     assert root.n_children_spawned == 1  # the caller's sequence is not advanced
+
+
+# -- strategies on the bulk path ----------------------------------------------------------
+
+
+class Duck:
+    """A strategy by duck typing: ``place`` only, not even a subclass."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def place(self, rows, cols, mines, *, safe=None):  # type: ignore[no-untyped-def]
+        keys = self.rng.random(rows * cols)
+        if safe is not None:
+            keys[safe.reshape(-1)] = 2.0
+        flat = np.zeros(rows * cols, dtype=bool)
+        flat[np.argsort(keys)[:mines]] = True
+        return flat.reshape(rows, cols)
+
+
+def test_generate_boards_takes_any_strategy() -> None:
+    batch = ns.generate_boards(50, 9, 9, 10, strategy=Duck(1), first_click="opening", click=(4, 4))
+    assert (batch.mines.sum(axis=(1, 2)) == 10).all()
+    assert not batch.mines[:, 3:6, 3:6].any()
+    np.testing.assert_array_equal(batch.counts, adjacent_counts(batch.mines))
+    again = ns.generate_boards(50, 9, 9, 10, strategy=Duck(1), first_click="opening", click=(4, 4))
+    np.testing.assert_array_equal(batch.mines, again.mines)
+    fixed = ns.generate_boards(3, 2, 3, 2, strategy=ns.FixedPlacement([(0, 0), (1, 2)]))
+    assert fixed.mines.tolist() == [[[True, False, False], [False, False, True]]] * 3
+    with pytest.raises(TypeError, match="not both"):
+        ns.generate_boards(3, 2, 3, 2, strategy=Duck(1), seed=1)
+    with pytest.raises(ns.InvalidBoardError, match="must stay safe on board 0"):
+        ns.generate_boards(
+            2,
+            2,
+            3,
+            2,
+            strategy=ns.FixedPlacement([(0, 0), (1, 2)]),
+            first_click="safe",
+            click=(0, 0),
+        )
+
+
+def test_the_default_strategy_is_the_one_sampler() -> None:
+    by_strategy = ns.generate_boards(30, 16, 30, 99, strategy=ns.RandomPlacement(seed=6))
+    by_seed = ns.generate_boards(30, 16, 30, 99, seed=6)
+    np.testing.assert_array_equal(by_strategy.mines, by_seed.mines)
+
+
+def test_iter_boards_reseeds_the_strategy_per_chunk() -> None:
+    chunks = list(ns.iter_boards(6, 5, 5, 4, seed=2, strategy=Duck(0), chunk_size=2))
+    again = list(ns.iter_boards(6, 5, 5, 4, seed=2, strategy=Duck(0), chunk_size=2))
+    for a, b in zip(chunks, again, strict=True):
+        np.testing.assert_array_equal(a.mines, b.mines)
+    # Duck has no with_seed, so each chunk gets a deep copy: the same boards.
+    np.testing.assert_array_equal(chunks[0].mines, chunks[1].mines)
+    random_chunks = list(
+        ns.iter_boards(6, 5, 5, 4, seed=2, strategy=ns.RandomPlacement(), chunk_size=2)
+    )
+    child = np.random.SeedSequence(2).spawn(3)[1]
+    np.testing.assert_array_equal(
+        random_chunks[1].mines, ns.generate_boards(2, 5, 5, 4, seed=child).mines
+    )

@@ -359,3 +359,161 @@ def test_batch_indexes_off_the_end_raise_our_out_of_bounds_error() -> None:
         with pytest.raises(IndexError):  # (still an IndexError, as for any sequence)
             batch[-3]
     assert boards[-1].mine_count == 1  # a sequence counts from the end, as documented
+
+
+# -- recorded moves and reset ---------------------------------------------------------
+
+
+def test_each_game_gets_exactly_its_moves() -> None:
+    batch, games = play_both(6, 7, 6, 60, 40, "opening", seed=21)
+    for i in range(60):
+        got = batch[i].moves
+        want = games[i].moves
+        assert [(m.kind, m.row, m.col) for m in got] == [(m.kind, m.row, m.col) for m in want]
+        times = [m.time for m in got]
+        assert times == sorted(times)
+
+
+def test_moves_of_one_call_share_its_time_and_skip_refused_games() -> None:
+    batch = ns.BatchGame.new(3, 9, 9, 10, seed=2, first_click="safe")
+    batch.reveal(np.array([4, 9, 4]), np.array([4, 0, 4]), active=np.array([True, True, False]))
+    assert [len(batch[i].moves) for i in range(3)] == [1, 0, 0]  # off board, inactive
+    batch.toggle_flag(0, 0)
+    moves = [batch[i].moves[-1] for i in range(3)]
+    assert {m.time for m in moves} == {moves[0].time} and moves[0].kind == "flag"
+
+
+def test_reset_deals_fresh_boards_and_forgets_those_games() -> None:
+    batch = ns.BatchGame.new(6, 9, 9, 10, seed=4)
+    batch.reveal(4, 4)
+    batch.toggle_flag(0, 0)
+    before = batch.mines.copy()
+    kept = [batch[i] for i in range(6)]
+    mask = np.array([True, False, True, False, False, True])
+    batch.reset(mask)
+    after = batch.mines
+    for i in range(6):
+        if mask[i]:
+            assert batch[i].moves == () and batch.clicks[i] == 0
+            assert batch.states[i] is ns.GameState.IN_PROGRESS
+            assert (batch.visible[i] == ns.HIDDEN).all() and batch.mines_left[i] == 10
+            assert int(after[i].sum()) == 10 and not np.array_equal(after[i], before[i])
+            assert batch.hidden_safe[i] == 71
+            np.testing.assert_array_equal(batch.counts[i], ns.Board(after[i]).counts)
+        else:
+            np.testing.assert_array_equal(after[i], before[i])
+            assert batch[i].moves == kept[i].moves
+            assert batch[i].snapshot() == kept[i].snapshot()
+
+
+def test_reset_is_reproducible_from_the_seed() -> None:
+    def run() -> tuple[np.ndarray, np.ndarray]:
+        batch = ns.BatchGame.new(20, 16, 30, 99, seed=13, first_click="opening")
+        rng = np.random.default_rng(0)
+        for _ in range(5):
+            batch.reveal(rng.integers(0, 16, 20), rng.integers(0, 30, 20))
+            batch.reset(~batch.in_progress)
+        return batch.mines.copy(), batch.visible
+
+    (m1, v1), (m2, v2) = run(), run()
+    np.testing.assert_array_equal(m1, m2)
+    np.testing.assert_array_equal(v1, v2)
+
+
+def test_reset_under_a_first_click_rule_waits_for_the_next_click() -> None:
+    batch = ns.BatchGame.new(4, 9, 9, 10, seed=6, first_click="opening")
+    batch.reveal(4, 4)
+    batch.reset(np.array([True, True, False, False]))
+    assert batch.placed.tolist() == [False, False, True, True]
+    assert not batch.mines[:2].any()
+    batch.reveal(0, 0, active=np.array([True, True, False, False]))
+    assert batch.placed.all()
+    assert not batch.mines[:2, :2, :2].any()  # the rule kept the new first clicks clear
+    np.testing.assert_array_equal(batch[0].snapshot().cells, batch.visible[0])
+
+
+def test_reset_all_and_bad_masks() -> None:
+    batch = ns.BatchGame.new(3, 5, 5, 3, seed=1)
+    batch.reveal(0, 0)
+    batch.reset()
+    assert batch.clicks.tolist() == [0, 0, 0] and (batch.visible == ns.HIDDEN).all()
+    with pytest.raises(TypeError, match=r"mask must be a bool array of shape \(3,\)"):
+        batch.reset(np.array([0, 1, 2]))
+    with pytest.raises(TypeError, match=r"got bool \(2,\)"):
+        batch.reset(np.array([True, False]))
+
+
+def test_a_failed_reset_changes_nothing() -> None:
+    class Refuses(ns.MinePlacementStrategy):
+        def place(self, rows, cols, mines, *, safe=None):  # type: ignore[no-untyped-def]
+            raise ns.InvalidBoardError("no more boards")
+
+    batch = ns.BatchGame.from_mines(np.eye(3, dtype=bool)[None].repeat(2, 0), strategy=Refuses())
+    batch.reveal(0, 1)
+    before = (batch.visible, batch.clicks, batch.mines.copy())
+    with pytest.raises(ns.InvalidBoardError, match="no more boards"):
+        batch.reset(np.array([True, False]))
+    np.testing.assert_array_equal(batch.visible, before[0])
+    np.testing.assert_array_equal(batch.clicks, before[1])
+    np.testing.assert_array_equal(batch.mines, before[2])
+    assert len(batch[0].moves) == 1
+
+
+def test_the_log_stays_bounded_under_endless_resets(monkeypatch: pytest.MonkeyPatch) -> None:
+    from numsweeper import batchgame
+
+    monkeypatch.setattr(batchgame, "_SLACK", 64)
+    batch = ns.BatchGame.new(8, 5, 5, 2, seed=3)
+    rng = np.random.default_rng(1)
+    for _ in range(400):
+        batch.reveal(rng.integers(0, 5, 8), rng.integers(0, 5, 8))
+        batch.reset(~batch.in_progress)
+    live = int(batch.clicks.sum())
+    assert batch._logged <= 2 * live + 64 + 8
+    for i in range(8):  # every game still has exactly its moves since its last deal
+        game = batch[i]
+        assert len(game.moves) == batch.clicks[i]
+        np.testing.assert_array_equal(game.snapshot().cells, batch.visible[i])
+
+
+# -- strategies ----------------------------------------------------------------------------
+
+
+class TopLeft(ns.MinePlacementStrategy):
+    """A third-party strategy with ``place`` only: mines fill the board in reading order,
+    skipping safe cells."""
+
+    def place(self, rows, cols, mines, *, safe=None):  # type: ignore[no-untyped-def]
+        flat = np.zeros(rows * cols, dtype=bool)
+        allowed = np.flatnonzero(~safe.reshape(-1)) if safe is not None else np.arange(flat.size)
+        flat[allowed[:mines]] = True
+        return flat.reshape(rows, cols)
+
+
+def test_strategies_reach_batch_games() -> None:
+    batch = ns.BatchGame.new(5, 4, 4, 3, strategy=TopLeft())
+    assert (batch.mines[:, 0, :3]).all() and batch.mines.sum() == 15
+    batch = ns.BatchGame.new(5, 4, 4, 3, strategy=TopLeft(), first_click="safe")
+    batch.reveal(np.array([0, 1, 2, 3, 0]), np.array([0, 0, 0, 0, 1]))
+    assert not batch.mines[0, 0, 0] and batch.mines[0, 0, 1:4].all()
+    assert batch.mines[4, 0, 0] and not batch.mines[4, 0, 1]
+    fixed = ns.FixedPlacement([(3, 3)])
+    batch = ns.BatchGame.new(4, 4, 4, 1, strategy=fixed)
+    assert batch.mines[:, 3, 3].all() and batch.mines.sum() == 4  # n copies
+    batch.reset()
+    assert batch.mines[:, 3, 3].all()
+    with pytest.raises(TypeError, match="not both"):
+        ns.BatchGame.new(2, 4, 4, 1, strategy=fixed, seed=1)
+    with pytest.raises(TypeError, match="MinePlacementStrategy"):
+        ns.BatchGame.new(2, 4, 4, 1, strategy=object())  # type: ignore[arg-type]
+
+
+def test_a_strategy_that_breaks_its_promise_in_a_batch_is_named() -> None:
+    class Greedy(ns.MinePlacementStrategy):
+        def place(self, rows, cols, mines, *, safe=None):  # type: ignore[no-untyped-def]
+            return np.ones((rows, cols), dtype=bool)
+
+    with pytest.raises(
+        ns.InvalidBoardError, match=r"Greedy placed 16 mines on board 0, expected 3"
+    ):
+        ns.BatchGame.new(2, 4, 4, 3, strategy=Greedy())

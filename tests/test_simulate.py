@@ -456,3 +456,23 @@ def test_replay_refuses_a_missing_game_or_another_policy() -> None:
     stopped = ns.simulate(1000, 9, 9, 10, policy=StopAfter(25), seed=4, chunk_size=100)
     with pytest.raises(IndexError, match="interrupted"):
         stopped.replay(999, ns.RandomPolicy())
+
+
+def test_simulate_takes_a_strategy_and_stays_reproducible() -> None:
+    fixed = ns.FixedPlacement([(0, 0), (0, 1), (5, 5)])
+    result = ns.simulate(40, 6, 6, 3, strategy=fixed, first_click=None, seed=1, chunk_size=10)
+    assert result.strategy == "FixedPlacement"
+    assert (result.records["three_bv"] == ns.metrics.three_bv(fixed.place(6, 6, 3))).all()
+    random = ns.RandomPlacement(seed=99)  # its own seed is replaced per chunk
+    one = ns.simulate(300, 9, 9, 10, strategy=random, seed=4, chunk_size=50)
+    two = ns.simulate(300, 9, 9, 10, strategy=random, seed=4, chunk_size=50, workers=2)
+    default = ns.simulate(300, 9, 9, 10, seed=4, chunk_size=50)
+    assert (one.records == two.records).all()
+    # RandomPlacement reseeded by each chunk's board seed is the default.
+    assert (one.records == default.records).all()
+    lost = int(one.records["game"][~one.records["won"]][0])
+    with pytest.raises(TypeError, match="pass that strategy"):
+        one.replay(lost)
+    assert one.replay(lost, strategy=random).state is ns.GameState.LOST
+    with pytest.raises(TypeError, match="MinePlacementStrategy"):
+        ns.simulate(10, 9, 9, 10, strategy="uniform")  # type: ignore[arg-type]

@@ -57,6 +57,9 @@ _WINDOWED_CELLS = 1 << 16
 
 _ONE_CELL = np.ones((1, 1), dtype=bool)
 _ONE_CELL.flags.writeable = False
+_NONE = np.empty(0, dtype=np.intp)
+_NONE.flags.writeable = False
+_NO_HIT = (_NONE, _NONE, _NONE)
 
 
 class MoveStatus(IntEnum):
@@ -295,6 +298,8 @@ def cells_of(windows: list[Window]) -> NDArray[np.intp]:
     """The cells of one game's windows as ``(k, 2)`` ``(row, col)``, in reading order."""
     if not windows:
         return np.empty((0, 2), dtype=np.intp)
+    if len(windows) == 1 and windows[0].mask is _ONE_CELL:  # a number: the common click
+        return np.array([windows[0][1:3]], dtype=np.intp)
     parts = []
     for window in windows:
         part = np.argwhere(window.mask)
@@ -322,12 +327,14 @@ def _screen(
     with_state: bool,
 ) -> NDArray[np.int8]:
     """GAME_OVER for finished games (checked first), then OUT_OF_BOUNDS."""
-    _, rows, cols = a.shape
-    status = np.zeros(len(g), dtype=np.int8)
+    _, rows, cols = a.mines.shape
+    # As unsigned, a negative coordinate is huge: one compare per axis.
+    off: NDArray[np.bool_] = r.astype(np.uint64) >= rows
+    off |= c.astype(np.uint64) >= cols
+    status: NDArray[np.int8] = off.astype(np.int8)
+    status *= OUT_OF_BOUNDS
     if with_state:
         status[a.state[g] != IN_PROGRESS] = GAME_OVER
-    off = (r < 0) | (r >= rows) | (c < 0) | (c >= cols)
-    status[off & (status == OK)] = OUT_OF_BOUNDS
     return status
 
 
@@ -392,12 +399,37 @@ def reveal(
     a.clicks[go] += 1
     hidden = ~a.revealed[go, ro, co]
     gh, rh, ch = go[hidden], ro[hidden], co[hidden]
-    mine = a.mines[gh, rh, ch]
-    hit = (gh[mine], rh[mine], ch[mine])
-    opened = _uncover(a, gh[~mine], rh[~mine], ch[~mine], windowed)
-    if with_state:
-        _lose(a, *hit)
-        _settle(a, gh)
+    return _open(a, status, gh, rh, ch, gh, with_state, windowed)
+
+
+def _open(
+    a: GameArrays,
+    status: NDArray[np.int8],
+    g: NDArray[np.intp],
+    r: NDArray[np.intp],
+    c: NDArray[np.intp],
+    moved: NDArray[np.intp],
+    with_state: bool,
+    windowed: bool,
+) -> Outcome:
+    """Open hidden, unflagged cells ``(g, r, c)``: mines are hit, safe cells uncovered.
+
+    With the state machine a hit loses its game, and the games in ``moved``
+    that have no hidden safe cell left are won.
+    """
+    mine = a.mines[g, r, c]
+    if mine.any():
+        hit = (g[mine], r[mine], c[mine])
+        g, r, c = g[~mine], r[~mine], c[~mine]
+        if with_state:
+            a.revealed[hit] = True  # shown as exploded
+            a.state[hit[0]] = LOST
+    else:
+        hit = _NO_HIT
+    opened = _uncover(a, g, r, c, windowed)
+    if with_state and moved.size:
+        won = (a.state[moved] == IN_PROGRESS) & (a.hidden_safe[moved] == 0)
+        a.state[moved[won]] = WON
     return Outcome(status, opened, hit)
 
 
@@ -498,13 +530,7 @@ def chord(
     tg = go[j[keep]]
     tr = np.concatenate(target_rows)[keep]
     tc = np.concatenate(target_cols)[keep]
-    mine = a.mines[tg, tr, tc]
-    hit = (tg[mine], tr[mine], tc[mine])
-    opened = _uncover(a, tg[~mine], tr[~mine], tc[~mine], windowed)
-    if with_state:
-        _lose(a, *hit)
-        _settle(a, go[satisfied])
-    return Outcome(status, opened, hit)
+    return _open(a, status, tg, tr, tc, go[satisfied], with_state, windowed)
 
 
 def hide(a: GameArrays, game: int, opened: list[Window], hit: NDArray[np.intp]) -> None:
@@ -535,17 +561,6 @@ def unflag(a: GameArrays, game: int, row: int, col: int) -> None:
 # -- rule steps ------------------------------------------------------------------
 
 
-def _lose(a: GameArrays, g: NDArray[np.intp], r: NDArray[np.intp], c: NDArray[np.intp]) -> None:
-    a.revealed[g, r, c] = True  # shown as exploded
-    a.state[g] = LOST
-
-
-def _settle(a: GameArrays, g: NDArray[np.intp]) -> None:
-    """Win the games in ``g`` that are still in progress with no hidden safe cell."""
-    done = (a.state[g] == IN_PROGRESS) & (a.hidden_safe[g] == 0)
-    a.state[g[done]] = WON
-
-
 def _uncover(
     a: GameArrays,
     g: NDArray[np.intp],
@@ -554,7 +569,9 @@ def _uncover(
     windowed: bool,
 ) -> list[Window] | None:
     """Reveal hidden, unflagged safe cells, several per game allowed, with their floods."""
-    _, rows, cols = a.shape
+    if not g.size:
+        return [] if windowed else None
+    _, rows, cols = a.mines.shape
     if windowed or rows * cols >= _WINDOWED_CELLS:
         return _uncover_windows(a, g, r, c)
     zero = a.counts[g, r, c] == 0

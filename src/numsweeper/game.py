@@ -252,6 +252,14 @@ class Move:
             raise InvalidBoardError(f"move time must be finite and >= 0, got {self.time!r}")
         object.__setattr__(self, "time", seconds)
 
+    @classmethod
+    def _trusted(cls, kind: str, row: int, col: int, time: float) -> Move:
+        """A move the engine just made or checked: no validation."""
+        move = cls.__new__(cls)
+        for name, value in (("kind", kind), ("row", row), ("col", col), ("time", time)):
+            object.__setattr__(move, name, value)
+        return move
+
 
 @dataclass(frozen=True, eq=False)
 class _Change:
@@ -787,7 +795,7 @@ class Game:
             result = RevealResult(cells, self.state)
         if self._first_reveal is None and kind == "reveal":
             self._first_reveal = len(self._moves)
-        self._moves.append(Move(kind, r, c, self._now() if when is None else when))
+        self._moves.append(Move._trusted(kind, r, c, self._now() if when is None else when))
         self._changes.append(change)
         if not redoing:
             self._redo.clear()
