@@ -150,19 +150,12 @@ class GameArrays:
         number of mines (the caller checked).
         """
         n, rows, cols = layouts.shape
-        mines = int(np.count_nonzero(layouts[0])) if n else 0
-        return cls(
-            mines=layouts,
-            counts=adjacent_counts_stack(layouts) if counts is None else counts,
-            revealed=np.zeros(layouts.shape, dtype=bool),
-            flagged=np.zeros(layouts.shape, dtype=bool),
-            placed=np.ones(n, dtype=bool),
-            state=np.zeros(n, dtype=np.int8),
-            hidden_safe=np.full(n, rows * cols - mines, dtype=np.int64),
-            flag_count=np.zeros(n, dtype=np.int64),
-            clicks=np.zeros(n, dtype=np.int64),
-            mine_count=mines,
-        )
+        arrays = cls.blank(n, rows, cols, int(np.count_nonzero(layouts[0])) if n else 0)
+        # (blank's zeros for mines and counts are never touched, so never resident)
+        arrays.mines = layouts
+        arrays.counts = adjacent_counts_stack(layouts) if counts is None else counts
+        arrays.placed[:] = True
+        return arrays
 
     @property
     def shape(self) -> tuple[int, int, int]:
