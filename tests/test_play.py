@@ -7,6 +7,7 @@ import contextlib
 import io
 import subprocess
 import sys
+import time
 import types
 from pathlib import Path
 
@@ -139,6 +140,29 @@ def test_quit_and_end_of_input_exit_zero() -> None:
         ("", ""),
         ("   ", ""),
         ("? 1", "? takes no arguments; type ? for help"),
+        ("u 1", "u takes no arguments; type ? for help"),
+        ("redo now", "redo takes no arguments; type ? for help"),
+        ("r", "nothing to redo: no move was undone since the last new move"),
+        ("reveal", "usage: reveal ROW COL, e.g. reveal 3 4"),  # only a bare r redoes
+        ("save", "usage: save FILE, e.g. save game.json"),
+        ("load  ", "usage: load FILE, e.g. load game.json"),
+        (
+            "save game.txt",
+            "cannot save: a saved game's file name must end in .json or .npz, got 'game.txt'",
+        ),
+        (
+            "load game.txt",
+            "cannot load 'game.txt': a saved game's file name must end in .json or .npz, "
+            "got 'game.txt'",
+        ),
+        (
+            "save /nonexistent/a b.json",
+            "cannot save to '/nonexistent/a b.json': No such file or directory",
+        ),
+        (
+            "load /nonexistent/a.json",
+            "cannot load '/nonexistent/a.json': No such file or directory",
+        ),
     ],
 )
 def test_bad_commands_print_one_line_and_change_nothing(command: str, message: str) -> None:
@@ -230,13 +254,46 @@ def test_first_click_rules() -> None:
         assert "LOST" not in out
 
 
+class Ticking(io.StringIO):
+    """Commands whose reading moves a fake monotonic clock on by 7 s a line."""
+
+    def __init__(self, text: str, clock: list[float]) -> None:
+        super().__init__(text)
+        self.clock = clock
+
+    def readline(self, *args: int) -> str:  # type: ignore[override]
+        self.clock[0] += 7
+        return super().readline(*args)
+
+
 def test_elapsed_time_runs_from_the_first_reveal(monkeypatch: pytest.MonkeyPatch) -> None:
-    now = iter(range(0, 1000, 7))
-    monkeypatch.setattr(play.time, "monotonic", lambda: float(next(now)))
-    _, out = run("f 0 0\nb\nr 4 4\nb\nq\n", preset="beginner", first_click="opening")
-    times = [line.split("time: ")[1] for line in out.splitlines() if "time:" in line]
-    assert times[:3] == ["0 s   IN_PROGRESS"] * 3
-    assert times[3] == "7 s   IN_PROGRESS" and times[4] == "14 s   IN_PROGRESS"
+    # The clock only moves between commands, however often it is read.
+    clock = [1000.0]
+    monkeypatch.setattr(time, "monotonic", lambda: clock[0])
+    mines = layout(9, 9, 10, seed=0)
+    safe = next((r, c) for r, c in np.argwhere(~mines).tolist() if (r, c) != (0, 0))
+    mine = next((r, c) for r, c in np.argwhere(mines).tolist() if (r, c) != (0, 0))
+    reference = ns.Game.new(9, 9, 10, seed=0)
+    reference.reveal(*safe)
+    assert reference.state is ns.GameState.IN_PROGRESS
+    script = f"f 0 0\nb\nr {safe[0]} {safe[1]}\nb\nu\nb\nr\nb\nr {mine[0]} {mine[1]}\nq\n"
+    out = io.StringIO()
+    assert play.run(namespace(preset="beginner"), Ticking(script, clock), out) == 0
+    times = [line.split("time: ")[1] for line in out.getvalue().splitlines() if "time:" in line]
+    # created at 1000; the reveal is read at 1021; each later line 7 s on
+    assert times == [
+        "0 s   IN_PROGRESS",  # the first screen
+        "0 s   IN_PROGRESS",  # f: a flag does not start the clock
+        "0 s   IN_PROGRESS",  # b
+        "0 s   IN_PROGRESS",  # r: the clock starts
+        "7 s   IN_PROGRESS",  # b
+        "0 s   IN_PROGRESS",  # u: the first reveal taken back
+        "0 s   IN_PROGRESS",  # b
+        "28 s   IN_PROGRESS",  # r: redone with its own time, 1021
+        "35 s   IN_PROGRESS",  # b
+        "42 s   LOST",  # the mine, and the clock stops
+    ]
+    assert out.getvalue().rstrip().endswith("after 42 s")
 
 
 def test_colour_only_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -266,7 +323,7 @@ def test_add_parser_registers_play() -> None:
     assert "custom 2x2, 0 mines, first click: opening" in out.getvalue()
 
 
-MOVES = st.sampled_from(["r", "f", "c", "x", "?", "h", "b", ""])
+MOVES = st.sampled_from(["r", "f", "c", "x", "?", "h", "b", "", "u", "redo", "bare r"])
 
 
 @settings(max_examples=60, deadline=None)
@@ -278,13 +335,23 @@ def test_random_scripts_match_the_game_api(script: list[tuple[str, int, int]], s
     """Whatever is typed, the final screen is what the same moves give through Game."""
     reference = ns.Game.new(5, 6, 6, seed=seed)
     lines = []
+    ended = False  # a move that ends the game ends the session; undo and redo never do
     for verb, r, c in script:
-        lines.append(f"{verb} {r} {c}" if verb in "rfcx" and verb else verb)
-        if reference.state is not ns.GameState.IN_PROGRESS or verb not in ("r", "f", "c"):
+        if verb in ("r", "f", "c", "x"):
+            lines.append(f"{verb} {r} {c}")
+        else:
+            lines.append("r" if verb == "bare r" else verb)
+        if ended:
             continue
-        action = {"r": reference.reveal, "f": reference.toggle_flag, "c": reference.chord}[verb]
         with contextlib.suppress(ns.MinesweeperError):
-            action(r, c)
+            if verb == "u":
+                reference.undo()
+            elif verb in ("redo", "bare r"):
+                reference.redo()
+            elif verb in ("r", "f", "c"):
+                action = {"r": reference.reveal, "f": reference.toggle_flag, "c": reference.chord}
+                action[verb](r, c)
+                ended = reference.state is not ns.GameState.IN_PROGRESS
     status, out = run("\n".join(lines) + "\nb\n", rows=5, cols=6, mines=6, seed=seed)
     assert status == 0
     screens = out.split("mines left:")
@@ -292,6 +359,146 @@ def test_random_scripts_match_the_game_api(script: list[tuple[str, int, int]], s
     want = render_screen(reference.snapshot()).splitlines()[1:-1]
     assert last == want
     assert len(screens) >= 2
+
+
+def screens(out: str, rows: int) -> list[str]:
+    """Every board printed (one line of column labels), status line included."""
+    lines = out.splitlines()
+    ends = [i for i, line in enumerate(lines) if line.startswith("mines left:")]
+    return ["\n".join(lines[i - rows - 1 : i + 1]) for i in ends]
+
+
+def frozen_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Stop the clock, so that whole screens, times included, can be compared."""
+    monkeypatch.setattr(time, "monotonic", lambda: 5000.0)
+
+
+Cell = tuple[int, int]
+
+
+def three_cells(seed: int) -> tuple[Cell, Cell, Cell]:
+    """Two safe cells to reveal one after the other and a mine to flag, on beginner
+    with first click none, such that neither reveal ends the game."""
+    mines = layout(9, 9, 10, seed)
+    game = ns.Game.new(9, 9, 10, seed=seed)
+    first: Cell = tuple(np.argwhere(~mines)[0].tolist())
+    game.reveal(*first)
+    hidden = game.snapshot().cells == ns.HIDDEN
+    second: Cell = tuple(np.argwhere(hidden & ~mines)[-1].tolist())
+    game.reveal(*second)
+    assert game.state is ns.GameState.IN_PROGRESS
+    flag: Cell = tuple(np.argwhere(mines)[0].tolist())
+    return first, second, flag
+
+
+@pytest.mark.parametrize(("undo", "redo"), [("u", "r"), ("undo", "redo"), ("U", "R")])
+def test_undo_and_redo_restore_the_board_exactly(
+    monkeypatch: pytest.MonkeyPatch, undo: str, redo: str
+) -> None:
+    frozen_clock(monkeypatch)
+    (r1, c1), (r2, c2), (fr, fc) = three_cells(seed=3)
+    script = f"r {r1} {c1}\nf {fr} {fc}\nr {r2} {c2}\n{undo}\n{undo}\n{redo}\n{redo}\nq\n"
+    status, out = run(script, preset="beginner", seed=3)
+    assert status == 0
+    shown = screens(out, 9)
+    assert len(shown) == 8  # the first screen, three moves, two undos, two redos
+    start, one, flagged, two, undo_two, undo_flag, redo_flag, redo_two = shown
+    assert start.count("#") == 81 and two != flagged != one != start
+    assert undo_two == flagged and undo_flag == one  # undo restores each screen exactly
+    assert redo_flag == flagged and redo_two == two  # and a bare r redoes, not reveals
+    game = ns.Game.new(9, 9, 10, seed=3)
+    game.reveal(r1, c1)
+    game.toggle_flag(fr, fc)
+    game.reveal(r2, c2)
+    assert two == render_screen(game.snapshot())
+    said = [line for line in out.splitlines() if line.startswith(("undid", "redid"))]
+    assert said == [
+        f"undid reveal {r2} {c2}",
+        f"undid flag {fr} {fc}",
+        f"redid flag {fr} {fc}",
+        f"redid reveal {r2} {c2}",
+    ]
+
+
+def test_nothing_to_undo_or_redo_says_so_and_a_new_move_ends_redo() -> None:
+    status, out = run("u\nr\nr 4 4\nu\nf 0 0\nredo\nq\n", preset="beginner", seed=1)
+    assert status == 0
+    lines = out.splitlines()
+    assert lines[12] == "nothing to undo: no move has been made"
+    assert lines[13] == "nothing to redo: no move was undone since the last new move"
+    assert "undid reveal 4 4" in lines
+    assert lines[-2] == "nothing to redo: no move was undone since the last new move"
+    assert len(screens(out, 9)) == 4  # the first, r 4 4, u and f; none for the refusals
+
+
+@pytest.mark.parametrize("name", ["game.json", "my saved game.npz"])
+def test_save_then_load_in_a_new_session_gives_the_same_game(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, name: str
+) -> None:
+    frozen_clock(monkeypatch)
+    (r1, c1), (r2, c2), (fr, fc) = three_cells(seed=5)
+    path = tmp_path / name
+    script = f"r {r1} {c1}\nf {fr} {fc}\nr {r2} {c2}\nsave   {path}  \nq\n"
+    status, out = run(script, preset="beginner", seed=5)
+    assert status == 0 and f"saved to {path}\n" in out and path.is_file()
+    one, flagged, saved = screens(out, 9)[1:]
+    # A new session on another board: the loaded game replaces it, moves and all.
+    status, out = run(f"load {path}\nb\nu\nu\nq\n", preset="expert", seed=9)
+    assert status == 0
+    assert f"loaded {path}: 9x9, 10 mines, 3 moves" in out
+    shown = screens(out, 9)
+    assert shown[-4:] == [saved, saved, flagged, one]
+
+
+def test_a_bad_file_prints_one_line_and_keeps_the_game(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    frozen_clock(monkeypatch)
+    damaged = tmp_path / "damaged.json"
+    damaged.write_text('{"format": "numsweeper-game", "version": 1, "rows": "9"}')
+    torn = tmp_path / "torn.npz"
+    torn.write_bytes(b"PK\x03\x04 not really")
+    folder = tmp_path / "folder.json"
+    folder.mkdir()
+    script = f"r 4 4\nload {damaged}\nload {torn}\nload {folder}\nb\nu\nq\n"
+    status, out = run(script, preset="beginner", seed=2)
+    assert status == 0
+    lines = out.splitlines()
+    at = lines.index(f"cannot load {str(damaged)!r}: rows must be an integer, got '9'")
+    assert lines[at + 1].startswith(f"cannot load {str(torn)!r}: torn.npz is not an .npz archive")
+    assert lines[at + 2] == f"cannot load {str(folder)!r}: Is a directory"
+    assert lines[at + 3].startswith("   0 1 2")  # then the b screen, and nothing between
+    start, revealed, again, undone = screens(out, 9)
+    assert again == revealed != start  # the same game,
+    assert f"undid reveal 4 4\n{undone}\nbye\n" in out and undone == start  # its moves too
+
+
+def test_a_loaded_finished_game_stays_open_for_undo(tmp_path: Path) -> None:
+    mines = layout(9, 9, 10, seed=6)
+    safe = np.argwhere(~mines)[0].tolist()
+    mine = np.argwhere(mines)[0].tolist()
+    game = ns.Game.new(9, 9, 10, seed=6)
+    game.reveal(*safe)
+    game.reveal(*mine)
+    path = tmp_path / "lost.npz"
+    ns.save_game(game, path)
+    script = f"load {path}\nr 0 0\nu\nr\nu\nr {mine[0]} {mine[1]}\nq\n"
+    status, out = run(script, preset="beginner", seed=1)
+    assert status == 0
+    lines = out.splitlines()[12:]  # after the greeting and the first screen
+    lost = f"*** LOST *** you hit a mine at {mine[0]} {mine[1]} after "
+    assert lines[0] == f"loaded {path}: 9x9, 10 mines, 2 moves"
+    assert "\n".join(lines[1:12]) == render_screen(game.snapshot(), elapsed=game.elapsed)
+    assert lines[12].startswith(lost) and lines[12].endswith(" s -- u takes back the last move")
+    assert lines[13] == "not allowed: cannot reveal (0, 0): the game is already LOST"
+    assert lines[14] == f"undid reveal {mine[0]} {mine[1]}" and lines[25].endswith("IN_PROGRESS")
+    assert lines[26] == f"redid reveal {mine[0]} {mine[1]}"  # redo into a loss stays open too
+    assert lines[37].endswith("LOST") and lines[38].startswith(lost)
+    assert lines[38].endswith("u takes back the last move")
+    assert lines[39] == f"undid reveal {mine[0]} {mine[1]}" and lines[50].endswith("IN_PROGRESS")
+    # A new move that loses ends the session as always: q is never read.
+    assert lines[61].endswith("LOST") and lines[62].startswith(lost) and len(lines) == 63
+    assert not lines[62].endswith("move") and "bye" not in out
 
 
 def play_in_a_terminal(keys: list[bytes], *args: str) -> tuple[int, str]:
@@ -354,6 +561,18 @@ def test_curses_mode_plays_with_cursor_keys() -> None:
     assert final[3] == "1  # F # # #"
     assert final[4] == "2  # # # # F"
     assert final[-1] == "bye"
+
+
+def test_curses_mode_undoes_with_u() -> None:
+    right, down = b"\x1bOC", b"\x1bOB"
+    status, out = play_in_a_terminal(
+        [b"f", right, down, b"f", b"u", right, b"u", b"u", b"q"],
+        "--rows", "3", "--cols", "4", "--mines", "2", "--seed", "1",
+    )  # fmt: skip
+    assert status == 0
+    assert "nothing to undo" in out  # the third u
+    final = out[out.rindex("numsweeper: custom") :].replace("\r", "").splitlines()
+    assert final[2:5] == ["0  # # # #", "1  # # # #", "2  # # # #"]
 
 
 def test_curses_mode_ends_with_the_result() -> None:

@@ -129,33 +129,39 @@ class GameArrays:
     def blank(cls, n: int, rows: int, cols: int, mines: int) -> GameArrays:
         """``n`` games whose mines are not laid yet."""
         shape = (n, rows, cols)
-        return cls(
-            mines=np.zeros(shape, dtype=bool),
-            counts=np.zeros(shape, dtype=np.int8),
-            revealed=np.zeros(shape, dtype=bool),
-            flagged=np.zeros(shape, dtype=bool),
-            placed=np.zeros(n, dtype=bool),
-            state=np.zeros(n, dtype=np.int8),
-            hidden_safe=np.full(n, rows * cols - mines, dtype=np.int64),
-            flag_count=np.zeros(n, dtype=np.int64),
-            clicks=np.zeros(n, dtype=np.int64),
-            mine_count=mines,
-        )
+        return cls._of(np.zeros(shape, dtype=bool), np.zeros(shape, dtype=np.int8), mines, False)
 
     @classmethod
-    def laid(cls, layouts: NDArray[np.bool_], counts: NDArray[np.int8] | None = None) -> GameArrays:
+    def laid(
+        cls, layouts: NDArray[np.bool_], counts: NDArray[np.int8] | None = None
+    ) -> GameArrays:
         """Games on these layouts (taken over, not copied), all hidden.
 
         ``counts`` are trusted when given; every layout must hold the same
         number of mines (the caller checked).
         """
-        n, rows, cols = layouts.shape
-        arrays = cls.blank(n, rows, cols, int(np.count_nonzero(layouts[0])) if n else 0)
-        # (blank's zeros for mines and counts are never touched, so never resident)
-        arrays.mines = layouts
-        arrays.counts = adjacent_counts_stack(layouts) if counts is None else counts
-        arrays.placed[:] = True
-        return arrays
+        mines = int(np.count_nonzero(layouts[0])) if len(layouts) else 0
+        counts = adjacent_counts_stack(layouts) if counts is None else counts
+        return cls._of(layouts, counts, mines, True)
+
+    @classmethod
+    def _of(
+        cls, mines: NDArray[np.bool_], counts: NDArray[np.int8], mine_count: int, placed: bool
+    ) -> GameArrays:
+        """All hidden and in progress, on these mine and count arrays."""
+        n, rows, cols = mines.shape
+        return cls(
+            mines=mines,
+            counts=counts,
+            revealed=np.zeros(mines.shape, dtype=bool),
+            flagged=np.zeros(mines.shape, dtype=bool),
+            placed=np.full(n, placed),
+            state=np.zeros(n, dtype=np.int8),
+            hidden_safe=np.full(n, rows * cols - mine_count, dtype=np.int64),
+            flag_count=np.zeros(n, dtype=np.int64),
+            clicks=np.zeros(n, dtype=np.int64),
+            mine_count=mine_count,
+        )
 
     @property
     def shape(self) -> tuple[int, int, int]:

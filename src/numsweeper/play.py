@@ -7,23 +7,35 @@ works the same typed by hand or scripted through a pipe::
 
 Commands (``ROW COL`` count from 0, as the labels show):
 
-==============  ====================================================
-``r ROW COL``   reveal a cell
-``f ROW COL``   flag or unflag a cell
-``c ROW COL``   chord: reveal around a number whose flags are all set
-``h``           hint (needs :mod:`numsweeper.solver`)
-``b``           show the board again
-``?``           help
-``q``           quit
-==============  ====================================================
+===============  ====================================================
+``r ROW COL``    reveal a cell
+``f ROW COL``    flag or unflag a cell
+``c ROW COL``    chord: reveal around a number whose flags are all set
+``u``            undo: take back the last move (also ``undo``)
+``r``            redo: play the last move taken back again (also ``redo``)
+``save FILE``    save the game to FILE, ``.json`` or ``.npz``
+``load FILE``    replace the game with one saved in FILE
+``h``            hint (needs :mod:`numsweeper.solver`)
+``b``            show the board again
+``?``            help
+``q``            quit
+===============  ====================================================
 
-A malformed or illegal command prints one line and changes nothing.  The
-game ends with WON or LOST and the full board.  ``q`` and the end of input
-exit with status 0.
+A malformed or illegal command prints one line and changes nothing.  A
+move that wins or loses shows WON or LOST and the full board, and ends the
+session.  ``q`` and the end of input exit with status 0.
+
+``r`` with ``ROW COL`` reveals; alone it redoes.  FILE is the rest of the
+line, spaces included (``~`` is the home directory); ``save`` replaces an
+existing file.  The clock is the game's own (:attr:`Game.elapsed
+<numsweeper.Game.elapsed>`), so it follows undo, redo, save and load.
+Undo, redo and load never end the session: when they lead to a finished
+game it is shown with its result, and ``u`` takes the last move back.
 
 ``--curses`` plays full screen instead: arrow keys move a cursor, space or
-``r`` reveals, ``f`` flags, ``c`` chords, ``h`` hints and ``q`` quits; boards
-larger than the terminal scroll with the cursor.
+``r`` reveals (there is always a cell under the cursor, so ``r`` never
+redoes there), ``f`` flags, ``c`` chords, ``u`` undoes, ``h`` hints and
+``q`` quits; boards larger than the terminal scroll with the cursor.
 """
 
 from __future__ import annotations
@@ -34,8 +46,7 @@ import importlib
 import os
 import secrets
 import sys
-import time
-from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TextIO
 
 import numpy as np
@@ -44,6 +55,7 @@ from ._constants import EXPLODED, FLAG, HIDDEN, MINE, PRESETS, WRONG_FLAG
 from ._validate import non_negative_int, positive_int
 from .errors import MinesweeperError, _from_ctrl_c
 from .game import Game, GameState, Snapshot
+from .records import load_game, save_game
 from .render import SYMBOLS
 
 __all__ = ["HELP", "add_parser", "main", "render_screen", "run"]
@@ -52,6 +64,8 @@ HELP = """\
 commands (ROW and COL count from 0, as labelled):
   r ROW COL   reveal a cell            f ROW COL   flag or unflag a cell
   c ROW COL   chord around a number    h           hint
+  u           undo the last move       r           redo (r without ROW COL)
+  save FILE   save (.json or .npz)     load FILE   load a saved game
   b           show the board again     ?           this help
   q           quit
 symbols: # hidden  F flag  . empty  1-8 mines around  * mine  X exploded  ! wrong flag"""
@@ -65,6 +79,11 @@ _VERBS = {
     "flag": "flag",
     "c": "chord",
     "chord": "chord",
+    "u": "undo",
+    "undo": "undo",
+    "redo": "redo",
+    "save": "save",
+    "load": "load",
     "h": "hint",
     "hint": "hint",
     "b": "board",
@@ -258,21 +277,12 @@ class _Session:
         self.game = game
         self.out = out
         self.color = color
-        self.clock: Callable[[], float] = time.monotonic
-        self.started: float | None = None
-        self.stopped: float | None = None
 
     def say(self, text: str) -> None:
         print(text, file=self.out, flush=True)
 
-    def elapsed(self) -> float:
-        if self.started is None:
-            return 0.0
-        end = self.stopped if self.stopped is not None else self.clock()
-        return end - self.started
-
     def show(self) -> None:
-        self.say(render_screen(self.game.snapshot(), elapsed=self.elapsed(), color=self.color))
+        self.say(render_screen(self.game.snapshot(), elapsed=self.game.elapsed, color=self.color))
 
     def handle(self, line: str) -> bool:
         """Carry out one command line; False when the session should end."""
@@ -283,7 +293,18 @@ class _Session:
         if verb is None:
             self.say(f"unknown command {words[0]!r}; type ? for help")
             return True
-        if verb in ("help", "board", "hint", "quit"):
+        if len(words) == 1 and words[0].lower() == "r":
+            verb = "redo"  # ``r ROW COL`` reveals; a bare ``r`` has no cell to reveal
+        if verb in ("save", "load"):
+            parts = line.split(maxsplit=1)  # the file name keeps its spaces and commas
+            if len(parts) < 2:
+                self.say(f"usage: {words[0]} FILE, e.g. {words[0]} game.json")
+            elif verb == "save":
+                self.save(Path(parts[1].strip()).expanduser())
+            else:
+                self.load(Path(parts[1].strip()).expanduser())
+            return True
+        if verb in ("help", "board", "hint", "quit", "undo", "redo"):
             if len(words) > 1:
                 self.say(f"{words[0]} takes no arguments; type ? for help")
             elif verb == "quit":
@@ -293,8 +314,10 @@ class _Session:
                 self.say(HELP)
             elif verb == "board":
                 self.show()
-            else:
+            elif verb == "hint":
                 self.hint()
+            else:
+                self.step(verb)
             return True
         return self.move(verb, words)
 
@@ -318,8 +341,6 @@ class _Session:
             if verb == "flag":
                 game.toggle_flag(row, col)
             else:
-                if self.started is None and verb == "reveal":
-                    self.started = self.clock()
                 result = game.reveal(row, col) if verb == "reveal" else game.chord(row, col)
                 if len(result) == 0:
                     self.say(self.no_op(verb, before, row, col))
@@ -327,14 +348,10 @@ class _Session:
         except MinesweeperError as exc:
             self.say(f"not allowed: {exc}")
             return True
+        self.show()
         if game.state is not GameState.IN_PROGRESS:
-            self.stopped = self.clock()
-            if self.started is None:
-                self.started = self.stopped
-            self.show()
             self.finish()
             return False
-        self.show()
         return True
 
     def no_op(self, verb: str, before: Snapshot, row: int, col: int) -> str:
@@ -348,14 +365,67 @@ class _Session:
             f"flag{'s' if value > 1 else ''} around it and a hidden cell to open"
         )
 
-    def finish(self) -> None:
-        seconds = int(self.elapsed())
+    def step(self, verb: str) -> None:
+        """Undo or redo one move and show the board; a finished game stays open."""
+        try:
+            move = self.game.undo() if verb == "undo" else self.game.redo()
+        except MinesweeperError as exc:
+            self.say(_one_line(exc))
+            return
+        self.say(f"{'undid' if verb == 'undo' else 'redid'} {move.kind} {move.row} {move.col}")
+        self.show()
+        if self.game.state is not GameState.IN_PROGRESS:
+            self.finish(undoable=True)
+
+    def save(self, path: Path) -> None:
+        try:
+            save_game(self.game, path)
+        except OSError as exc:  # (strerror: the message would name save's temporary file)
+            self.say(f"cannot save to {str(path)!r}: {exc.strerror or _one_line(exc)}")
+        except (MinesweeperError, ValueError) as exc:  # (ValueError: a NUL in the name)
+            self.say(f"cannot save: {_one_line(exc)}")
+        else:
+            self.say(f"saved to {path}")
+
+    def load(self, path: Path) -> None:
+        """Replace the game with a saved one; on any failure keep the current game."""
+        try:
+            game = load_game(path)
+        except OSError as exc:
+            self.say(f"cannot load {str(path)!r}: {exc.strerror or _one_line(exc)}")
+            return
+        except (MinesweeperError, ValueError) as exc:
+            self.say(f"cannot load {str(path)!r}: {_one_line(exc)}")
+            return
+        if game.rows * game.cols > _MAX_CELLS:
+            self.say(
+                f"cannot load {str(path)!r}: a {game.rows}x{game.cols} board is too big to "
+                f"play in a terminal (at most {_MAX_CELLS:,} cells)"
+            )
+            return
+        self.game = game
+        count = len(game.moves)
+        self.say(
+            f"loaded {path}: {game.rows}x{game.cols}, "
+            f"{game.mine_count} mine{'' if game.mine_count == 1 else 's'}, "
+            f"{count} move{'' if count == 1 else 's'}"
+        )
+        self.show()
+        if game.state is not GameState.IN_PROGRESS:
+            self.finish(undoable=True)
+
+    def finish(self, *, undoable: bool = False) -> None:
+        """Say how the game ended; ``undoable`` adds how to take the end back."""
+        seconds = int(self.game.elapsed)
         if self.game.state is GameState.WON:
-            self.say(f"*** WON *** board cleared in {seconds} s")
+            text = f"*** WON *** board cleared in {seconds} s"
         else:
             hit = np.argwhere(self.game.snapshot().cells == EXPLODED).tolist()
-            where = ", ".join(f"{r} {c}" for r, c in hit)
-            self.say(f"*** LOST *** you hit a mine at {where} after {seconds} s")
+            where = f" at {', '.join(f'{r} {c}' for r, c in hit)}" if hit else ""
+            text = f"*** LOST *** you hit a mine{where} after {seconds} s"
+        if undoable and self.game.moves:
+            text += " -- u takes back the last move"
+        self.say(text)
 
     def hint(self) -> None:
         try:
@@ -379,6 +449,11 @@ class _Session:
             self.say(f"hint: reveal {row} {col} (certainly safe)")
         else:
             self.say(f"hint: reveal {row} {col} (mine probability {advice.probability:.1%})")
+
+
+def _one_line(exc: BaseException) -> str:
+    """An exception's message on one line, as every message of a session is."""
+    return " ".join(str(exc).split())
 
 
 def run(
@@ -459,7 +534,7 @@ def run(
             return 0
 
 
-_CURSES_KEYS = "arrows move  space/r reveal  f flag  c chord  h hint  q quit"
+_CURSES_KEYS = "arrows move  space/r reveal  f flag  c chord  u undo  h hint  q quit"
 
 
 class _Quiet(_Session):
@@ -513,7 +588,7 @@ def _run_curses(game: Game, about: str, stdout: TextIO) -> int:
                     _put(screen, 2 + i, 5 + 2 * j, SYMBOLS[code], attr)
             status = (
                 f"row {row} col {col}   mines left: {snap.mines_left}   "
-                f"time: {int(session.elapsed())} s   {snap.state.name}"
+                f"time: {int(game.elapsed)} s   {snap.state.name}"
             )
             _put(screen, height - 2, 0, status)
             _put(screen, height - 1, 0, session.message)
@@ -544,6 +619,8 @@ def _run_curses(game: Game, about: str, stdout: TextIO) -> int:
                 session.handle(f"{command} {row} {col}")
                 if game.state is not GameState.IN_PROGRESS:
                     session.message += "  (press any key)"
+            elif char == "u":
+                session.handle("u")
             elif char == "h":
                 session.hint()
             else:
@@ -555,7 +632,7 @@ def _run_curses(game: Game, about: str, stdout: TextIO) -> int:
         print("interrupted", file=stdout)
         return 130
     print(f"numsweeper: {about}", file=stdout)
-    print(render_screen(game.snapshot(), elapsed=session.elapsed()), file=stdout)
+    print(render_screen(game.snapshot(), elapsed=game.elapsed), file=stdout)
     print(session.message.replace("  (press any key)", ""), file=stdout, flush=True)
     return 0
 
