@@ -38,9 +38,11 @@ from __future__ import annotations
 
 import io
 import json
+import lzma
 import math
 import os
-import tempfile
+import struct
+import uuid
 import zipfile
 import zlib
 from pathlib import Path
@@ -75,6 +77,28 @@ _NPZ_MEMBERS = {
     "move_col": np.int64,
     "move_time": np.float64,
 }
+# What one move costs a loaded Game in memory: its Move object and its places
+# in the game's lists (about 170 bytes measured; rounded up).
+_MOVE_BYTES = 256
+# What a damaged .npz can make zipfile and numpy raise: unsupported zip
+# versions, compression methods or flag bits (NotImplementedError), an
+# encrypted member (RuntimeError), bad compressed data, bad .npy headers.
+_NPZ_ERRORS = (
+    ValueError,
+    OSError,
+    EOFError,
+    zipfile.BadZipFile,
+    zlib.error,
+    lzma.LZMAError,
+    struct.error,
+    NotImplementedError,
+    RuntimeError,
+    TypeError,
+    SyntaxError,
+    KeyError,
+)
+# The compression methods np.savez and np.savez_compressed write.
+_ZIP_METHODS = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED)
 
 
 # -- writing -------------------------------------------------------------------
@@ -84,7 +108,8 @@ def save_game(game: Game, path: str | os.PathLike[str]) -> None:
     """Write a game to ``path``: ``.json`` (readable) or ``.npz`` (compact).
 
     The file is written whole to a temporary file first and then moved into
-    place, so an existing save is never left half-written.
+    place, so an existing save is never left half-written.  It gets the
+    permissions of any new file (the umask decides).
 
     Parameters
     ----------
@@ -156,7 +181,9 @@ def _describe(strategy: MinePlacementStrategy | None, placed: bool) -> dict[str,
         simple = isinstance(entropy, int) and not getattr(seq, "spawn_key", ())
         out["seed"] = entropy if simple else None
         if not placed and type(strategy) is RandomPlacement:
-            out["state"] = _jsonable(strategy.rng.bit_generator.state)
+            state = strategy.rng.bit_generator.state
+            if _readable(state):  # numpy's own bit generators: the loader rebuilds them
+                out["state"] = _jsonable(state)
     elif isinstance(strategy, FixedPlacement) and not placed:
         out["mine_positions"] = [list(p) for p in strategy.positions]
     if not placed and "state" not in out and "mine_positions" not in out:
@@ -165,6 +192,11 @@ def _describe(strategy: MinePlacementStrategy | None, placed: bool) -> dict[str,
             f"{type(strategy).__name__} cannot be written to a file; reveal a cell first"
         )
     return out
+
+
+def _readable(state: Any) -> bool:
+    """Whether the loader can rebuild a bit generator from ``state``."""
+    return isinstance(state, dict) and state.get("bit_generator") in _BIT_GENERATORS
 
 
 def _jsonable(value: Any) -> Any:
@@ -248,7 +280,11 @@ def _npz_bytes(header: dict[str, Any], record: dict[str, Any]) -> bytes:
 
 
 def _write_atomically(target: Path, payload: bytes) -> None:
-    handle, temporary = tempfile.mkstemp(dir=target.parent or ".", prefix=f".{target.name}.")
+    # A new name beside the target, opened with mode 0o666 so that the umask
+    # applies as for any new file (tempfile.mkstemp would give 0o600).
+    temporary = target.parent / f".{target.name}.{uuid.uuid4().hex}.tmp"
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    handle = os.open(temporary, flags, 0o666)
     try:
         with os.fdopen(handle, "wb") as stream:
             stream.write(payload)
@@ -267,7 +303,10 @@ def load_game(path: str | os.PathLike[str]) -> Game:
     The moves are played on the recorded layout through the rules, with
     their recorded times; the game's clock resumes where it stood when it
     was saved.  Under a first-click rule, a game saved before its first
-    reveal lays the same mines it would have laid.
+    reveal lays the same mines it would have laid.  The game's strategy is
+    rebuilt from the file: a RandomPlacement of the recorded seed, or the
+    FixedPlacement that waits to lay its mines; a game whose mines another
+    strategy laid needs none and has ``None``.  There is nothing to redo.
 
     Parameters
     ----------
@@ -346,14 +385,21 @@ def game_from_dict(data: Any) -> Game:
 def _from_npz(raw: bytes, name: str) -> Game:
     try:
         archive = zipfile.ZipFile(io.BytesIO(raw))
-    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
-        raise InvalidGameFileError(f"{name} is not an .npz archive: {exc}") from None
+    except _NPZ_ERRORS as exc:
+        raise InvalidGameFileError(f"{name} is not an .npz archive: {exc}"[:300]) from None
     with archive:
         members = {}
         for info in archive.infolist():
             key = info.filename.removesuffix(".npy")
             if key not in _NPZ_MEMBERS:
-                raise InvalidGameFileError(f"{name} holds an unexpected member {info.filename!r}")
+                raise InvalidGameFileError(
+                    f"{name} holds an unexpected member {info.filename!r}"[:300]
+                )
+            if info.compress_type not in _ZIP_METHODS or info.flag_bits & 1:
+                raise InvalidGameFileError(
+                    f"{name}'s member {info.filename!r} is encrypted or compressed with "
+                    f"method {info.compress_type}; numpy writes stored or deflated members"[:300]
+                )
             members[key] = info
         if "header" not in members:
             raise InvalidGameFileError(f"{name} has no header")
@@ -383,7 +429,7 @@ def _from_npz(raw: bytes, name: str) -> Game:
             if revealed is None or flagged is None:
                 raise InvalidGameFileError(f"{name} holds only half of a start position")
             start = (revealed, flagged)
-        limit = _memory_limit() // 32
+        limit = _memory_limit() // _MOVE_BYTES
         columns = []
         for key in ("move_kind", "move_row", "move_col", "move_time"):
             if key not in members:
@@ -425,17 +471,8 @@ def _member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, dtype: Any, most: i
             data = stream.read(shape[0] * found.itemsize + 1)
     except InvalidGameFileError:
         raise
-    except (
-        ValueError,
-        OSError,
-        EOFError,
-        zipfile.BadZipFile,
-        zlib.error,
-        TypeError,
-        SyntaxError,
-        KeyError,
-    ) as exc:
-        raise InvalidGameFileError(f"{key} is damaged: {exc}") from None
+    except _NPZ_ERRORS as exc:
+        raise InvalidGameFileError(f"{key} is damaged: {exc}"[:300]) from None
     if len(data) != shape[0] * found.itemsize:
         raise InvalidGameFileError(
             f"{key} holds {len(data)} bytes of data, expected {shape[0] * found.itemsize}"
@@ -476,9 +513,13 @@ def _integer(data: Any, key: str) -> int:
 
 def _number(data: Any, key: str) -> float:
     value = _get(data, key, (int, float))
-    if not math.isfinite(value) or value < 0:
-        raise InvalidGameFileError(f"{key} must be a finite number >= 0, got {value!r}")
-    return float(value)
+    try:
+        seconds = float(value)
+    except OverflowError:  # an integer beyond any float
+        seconds = math.inf
+    if not math.isfinite(seconds) or seconds < 0:
+        raise InvalidGameFileError(f"{key} must be a finite number >= 0, got {value!r}"[:300])
+    return seconds
 
 
 def _memory_limit() -> int:
@@ -522,7 +563,7 @@ def _check_header(data: Any) -> dict[str, Any]:
         if not 0 <= mines < rows * cols:
             raise InvalidBoardError(f"mines must be in 0..{rows * cols - 1}, got {mines}")
     except InvalidBoardError as exc:
-        raise InvalidGameFileError(f"bad board: {exc}") from None
+        raise InvalidGameFileError(f"bad board: {exc}"[:300]) from None
     state = _get(data, "state", str)
     if state not in _STATE_NAMES:
         raise InvalidGameFileError(
@@ -567,15 +608,54 @@ def _mask_of(positions: Any, rows: int, cols: int, name: str) -> NDArray[np.bool
 def _move(i: int, kind: str, row: Any, col: Any, when: Any) -> Move:
     try:
         return Move(kind, row, col, when)
-    except (MinesweeperError, TypeError) as exc:
-        raise InvalidGameFileError(f"move {i} is not a move: {exc}") from None
+    except (MinesweeperError, TypeError, OverflowError) as exc:  # OverflowError: float(10**400)
+        raise InvalidGameFileError(f"move {i} is not a move: {exc}"[:300]) from None
+
+
+def _kind_and_seed(described: dict[str, Any]) -> tuple[str, int | None]:
+    """The checked ``type`` and ``seed`` of a strategy's description."""
+    kind = described.get("type")
+    if not isinstance(kind, str):
+        raise InvalidGameFileError(f"strategy.type must be a string, got {kind!r}"[:300])
+    seed = described.get("seed")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+        raise InvalidGameFileError(
+            f"strategy.seed must be null or an integer >= 0, got {seed!r}"[:300]
+        )
+    return kind, seed
+
+
+def _seed_sequence(seed: int | None) -> np.random.SeedSequence:
+    """The seed sequence of a rebuilt RandomPlacement: it reports ``seed`` as the saved one did.
+
+    A bit generator made without one would report its fresh entropy as a seed.
+    """
+    if seed is None:
+        # Fresh entropy under a spawn key: a sequence with no simple seed to report.
+        return np.random.SeedSequence(spawn_key=(0,))
+    return np.random.SeedSequence(seed)
+
+
+def _laid_by(described: dict[str, Any] | None) -> MinePlacementStrategy | None:
+    """The strategy of a loaded game whose mines are laid, where the file says enough.
+
+    A RandomPlacement of the recorded seed, so that saving the game again
+    records it again.  Other strategies are not needed once the mines are
+    laid: ``None``.
+    """
+    if described is None:
+        return None
+    kind, seed = _kind_and_seed(described)
+    if kind != "RandomPlacement":
+        return None
+    return RandomPlacement(_seed_sequence(seed))
 
 
 def _strategy(described: dict[str, Any] | None, header: dict[str, Any]) -> Any:
     """The strategy a game waiting for its first click lays its mines with."""
-    if described is None or "type" not in described:
+    if described is None:
         raise InvalidGameFileError("a game whose mines are not laid needs its strategy")
-    kind = described["type"]
+    kind, seed = _kind_and_seed(described)
     rows, cols, mines = header["rows"], header["cols"], header["mines"]
     if kind == "FixedPlacement" and "mine_positions" in described:
         mask = _mask_of(described["mine_positions"], rows, cols, "strategy.mine_positions")
@@ -593,7 +673,7 @@ def _strategy(described: dict[str, Any] | None, header: dict[str, Any]) -> Any:
     name = state.get("bit_generator")
     if name not in _BIT_GENERATORS:
         raise InvalidGameFileError(f"unknown bit generator {name!r}"[:300])
-    generator = getattr(np.random, name)()
+    generator = getattr(np.random, name)(_seed_sequence(seed))
     try:
         generator.state = state
     except (ValueError, TypeError, KeyError, OverflowError) as exc:
@@ -609,7 +689,7 @@ def _restore(
 ) -> Game:
     """Replay ``moves`` from the layout and start position; check the result."""
     rows, cols, mines = header["rows"], header["cols"], header["mines"]
-    strategy = None
+    strategy = _laid_by(header["strategy"])
     if layout is None:
         if header["first_click"] is None:
             raise InvalidGameFileError("a game without a first-click rule needs its mine layout")
@@ -629,6 +709,11 @@ def _restore(
     for i, move in enumerate(moves):
         if i and move.time < moves[i - 1].time:
             raise InvalidGameFileError(f"move {i} is earlier than move {i - 1}")
+    if moves and header["saved_at"] < moves[-1].time:
+        # The clock resumes at saved_at: later moves would be stamped before this one.
+        raise InvalidGameFileError(
+            f"saved_at is {header['saved_at']!r}, earlier than the last move at {moves[-1].time!r}"
+        )
     try:
         game = Game._from_moves(
             arrays,
