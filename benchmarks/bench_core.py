@@ -16,6 +16,8 @@ from baselines import bfs_reveal, classic_update_board
 from conftest import size
 
 # --- per-click cost follows the region, not the board -------------------------
+# Each click is played on a Game and taken back with game.undo() (O(cells the
+# click changed)) in the untimed setup, so the same click is timed every round.
 
 PATCH = 100  # the same 100x100 mine pattern sits at the top-left of every board
 
@@ -40,53 +42,44 @@ def _click_cells(mines: np.ndarray) -> tuple[tuple[int, int], tuple[int, int], i
 
 
 @pytest.fixture(scope="module", params=[100, 1_000, 10_000], ids=lambda n: f"{n}x{n}")
-def big_board(request: pytest.FixtureRequest) -> tuple[ns.Board, tuple, tuple, int]:
+def big_board(request: pytest.FixtureRequest) -> tuple[ns.Game, tuple, tuple, int]:
     n = size(request.param, min(request.param, 1_000))
     mines = ns.RandomPlacement(seed=n).place(n, n, int(0.15 * n * n))
     mines[:PATCH, :PATCH] = _patch()
     digit, zero, k = _click_cells(mines[:PATCH, :PATCH].copy())
-    return ns.Board(mines), digit, zero, k
+    return ns.Game(ns.Board(mines)), digit, zero, k
 
 
-def _undo(board: ns.Board, cells: np.ndarray) -> None:
-    """Hide ``cells`` again so the same click can be timed round after round.
+def _time_click(benchmark, game: ns.Game, cell: tuple[int, int], rounds: int) -> int:
+    """Time ``game.reveal(*cell)`` round after round, taking it back with ``game.undo()``
+    in each round's untimed setup; returns the cells the last click revealed."""
+    box: list[ns.RevealResult] = []
 
-    Benchmark-only: reaches into the board's private arrays.
-    """
-    board._revealed[cells[:, 0], cells[:, 1]] = False
-    board._hidden_safe += len(cells)
+    def setup() -> None:
+        if box:
+            game.undo()
+            box.clear()
+
+    def click() -> None:
+        box.append(game.reveal(*cell))
+
+    benchmark.pedantic(click, setup=setup, rounds=rounds, warmup_rounds=5)
+    opened = len(box[-1])
+    game.undo()  # leave the module's game as it was for the next case
+    assert not game.moves
+    return opened
 
 
 @pytest.mark.benchmark(group="click: opening of ~20 cells")
 def test_click_opening(benchmark, big_board) -> None:
-    board, _, zero, k = big_board
-    box: list[np.ndarray] = []
-
-    def setup() -> None:
-        if box:
-            _undo(board, box.pop())
-
-    def click() -> None:
-        box.append(board.reveal(*zero).cells)
-
-    benchmark.pedantic(click, setup=setup, rounds=200, warmup_rounds=5)
-    assert len(box[-1]) == k
+    game, _, zero, k = big_board
+    assert _time_click(benchmark, game, zero, rounds=200) == k
 
 
 @pytest.mark.benchmark(group="click: one digit")
 def test_click_digit(benchmark, big_board) -> None:
-    board, digit, _, _ = big_board
-    box: list[np.ndarray] = []
-
-    def setup() -> None:
-        if box:
-            _undo(board, box.pop())
-
-    def click() -> None:
-        box.append(board.reveal(*digit).cells)
-
-    benchmark.pedantic(click, setup=setup, rounds=500, warmup_rounds=5)
-    assert len(box[-1]) == 1
+    game, digit, _, _ = big_board
+    assert _time_click(benchmark, game, digit, rounds=500) == 1
 
 
 @pytest.mark.benchmark(group="click: opening of ~20 cells")
