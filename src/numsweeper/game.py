@@ -766,16 +766,16 @@ class Game:
 
     def _play(
         self, kind: str, row: Any, col: Any, *, when: float | None = None, redoing: bool = False
-    ) -> RevealResult | bool:
+    ) -> RevealResult | bool | None:
         """Apply one move through the rules and record it; the caller holds the lock.
 
         ``when`` is the move's recorded time when it is played again (redo,
-        replay, load); a new move is stamped now.
+        replay, load), which returns no result; a new move is stamped now.
         """
         r, c = check_int(row, "row"), check_int(col, "col")
         a = self._a
         change = None
-        result: RevealResult | bool
+        result: RevealResult | bool | None = None
         if kind == "flag":
             status = rules.toggle_flag(a, ONE, at(r), at(c))
             refuse(status[0], "toggle_flag", r, c, a)
@@ -787,12 +787,13 @@ class Game:
                 out = rules.chord(a, ONE, at(r), at(c), windowed=True)
             refuse(out.status[0], kind, r, c, a)
             change = _Change.of(out)
-            cells = cells_of(out.opened or [])
-            if len(change.hit):
-                cells = np.concatenate([cells, change.hit])
-                cells = cells[np.lexsort((cells[:, 1], cells[:, 0]))]
-            cells.flags.writeable = False
-            result = RevealResult(cells, self.state)
+            if when is None:
+                cells = cells_of(out.opened or [])
+                if len(change.hit):
+                    cells = np.concatenate([cells, change.hit])
+                    cells = cells[np.lexsort((cells[:, 1], cells[:, 0]))]
+                cells.flags.writeable = False
+                result = RevealResult(cells, self.state)
         if self._first_reveal is None and kind == "reveal":
             self._first_reveal = len(self._moves)
         self._moves.append(Move._trusted(kind, r, c, self._now() if when is None else when))
