@@ -140,18 +140,6 @@ def check_first_click_fits(rows: int, cols: int, mines: int, rule: str | None) -
         )
 
 
-def safe_zone(rows: int, cols: int, row: int, col: int, rule: str | None) -> np.ndarray | None:
-    """The mask a first-click rule keeps mine-free around ``(row, col)``."""
-    if rule is None:
-        return None
-    safe = np.zeros((rows, cols), dtype=bool)
-    if rule == "safe":
-        safe[row, col] = True
-    else:
-        safe[max(row - 1, 0) : row + 2, max(col - 1, 0) : col + 2] = True
-    return safe
-
-
 def preset_dims(name: Any) -> tuple[int, int, int]:
     """``(rows, cols, mines)`` of a named preset; ValueError lists the valid names."""
     if not isinstance(name, str) or name not in PRESETS:
