@@ -68,8 +68,8 @@ def test_simulate_custom_board_rule_policy_and_csv(
     assert code == 0
     assert field(out, "board") == "5x6, 4 mines, first click None"
     assert field(out, "policy") == "first_click_only"
-    with open(path, newline="") as handle:
-        rows = list(csv.DictReader(handle))
+    with open(path, newline="") as handle:  # the run's metadata comes first, as # lines
+        rows = list(csv.DictReader(line for line in handle if not line.startswith("#")))
     assert len(rows) == 40 and {r["clicks"] for r in rows} == {"1"}
     expected = ns.simulate(
         40, 5, 6, 4, policy="first_click_only", first_click=None, seed=2, chunk_size=15
@@ -174,7 +174,7 @@ def test_a_bad_out_path_is_refused_before_any_game(
 def test_an_out_path_that_fails_late_keeps_the_summary(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    def fail(self: Any, path: Any) -> None:
+    def fail(self: Any, path: Any, which: str = "records") -> None:
         raise PermissionError(13, "Permission denied", str(path))
 
     monkeypatch.setattr(ns.SimulationResult, "to_csv", fail)
@@ -321,7 +321,7 @@ def test_out_of_memory_is_one_line(
     def huge(*args: Any, **kwargs: Any) -> Any:
         raise MemoryError("Unable to allocate 74.5 GiB")
 
-    monkeypatch.setattr(cli, "iter_boards", huge)
+    monkeypatch.setattr(cli, "generate_boards", huge)
     code, out, err = run(capsys, "stats", "--boards", "5", "--seed", "1")
     assert code == 2 and out == ""
     assert err == (

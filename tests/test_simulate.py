@@ -248,7 +248,7 @@ def test_ctrl_c_inside_a_compiled_kernel_is_still_an_interrupt() -> None:
     full = ns.simulate(1000, 9, 9, 10, seed=4, chunk_size=100)
     stopped = ns.simulate(1000, 9, 9, 10, policy=StopInsideKernel(25), seed=4, chunk_size=100)
     assert stopped.interrupted and 0 < stopped.games < 1000
-    assert stopped.records.tobytes() == full.records[: stopped.games].tobytes()
+    assert stopped.records.tobytes() == full.records[stopped.records["game"]].tobytes()
 
 
 def test_other_system_errors_still_raise() -> None:
@@ -264,9 +264,15 @@ def test_ctrl_c_keeps_finished_chunks() -> None:
     full = ns.simulate(1000, 9, 9, 10, seed=4, chunk_size=100)
     stopped = ns.simulate(1000, 9, 9, 10, policy=StopAfter(25), seed=4, chunk_size=100)
     assert stopped.interrupted and not full.interrupted
-    assert 0 < stopped.games < 1000 and stopped.games % 100 == 0
-    assert stopped.records.tobytes() == full.records[: stopped.games].tobytes()
-    assert "of 1000 (interrupted)" in stopped.summary()
+    # Whole chunks, and the games of the interrupted chunk that had finished
+    # before the round it stopped in: each exactly as in the full run.
+    assert 0 < stopped.games < 1000 and stopped.games % 100 != 0
+    games = stopped.records["game"]
+    assert (np.diff(games) > 0).all()
+    whole = games[: (stopped.games // 100) * 100]
+    assert (whole == np.arange(whole.size)).all()
+    assert stopped.records.tobytes() == full.records[games].tobytes()
+    assert f"games        {stopped.games} of 1000 (interrupted)" in stopped.summary()
     with ThreadPoolExecutor(1) as pool:
         threaded = ns.simulate(
             1000, 9, 9, 10, policy=StopAfter(25), seed=4, chunk_size=100, executor=pool
@@ -359,7 +365,10 @@ def test_no_games_and_csv(tmp_path: Path) -> None:
     path = tmp_path / "runs.csv"
     result.to_csv(path)
     with open(path, newline="") as handle:
-        rows = list(csv.reader(handle))
+        lines = handle.readlines()
+    meta = [line for line in lines if line.startswith("# ")]
+    rows = list(csv.reader(line for line in lines if not line.startswith("#")))
+    assert "# seed: 0\n" in meta and '# policy: "random"\n' in meta
     assert rows[0] == list(result.records.dtype.names or ())
     assert len(rows) == 31
     assert [int(v) for v in rows[5]] == [int(v) for v in result.records[4].tolist()]

@@ -7,12 +7,13 @@ Run ``numsweeper --help`` or ``python -m numsweeper --help``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import math
 import os
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -21,6 +22,7 @@ from numpy.typing import NDArray
 
 from . import __version__
 from ._constants import PRESETS
+from ._runner import Done, Hooks, Runner
 from ._validate import (
     check_dims,
     check_first_click_fits,
@@ -28,7 +30,7 @@ from ._validate import (
     non_negative_int,
     positive_int,
 )
-from .batch import DEFAULT_CHUNK_SIZE, iter_boards
+from .batch import DEFAULT_CHUNK_SIZE, generate_boards
 from .errors import MinesweeperError
 from .metrics import board_stats
 from .simulate import POLICY_NAMES, simulate
@@ -119,58 +121,119 @@ def _add_simulate(subparsers: Any) -> None:
     parser.add_argument(
         "--policy", choices=list(POLICY_NAMES), default="random", help="default: random"
     )
-    parser.add_argument("--workers", type=positive_int, default=1, help="processes (default: 1)")
+    _add_workers(parser)
     parser.add_argument(
         "--chunk-size", type=positive_int, default=2000, help="games per chunk (default: 2000)"
     )
-    parser.add_argument("--out", metavar="CSV", help="write one record per game to this file")
+    parser.add_argument(
+        "--out",
+        metavar="FILE",
+        help="write one record per game, with the run's metadata: .csv, or .parquet "
+        "(needs the tables extra)",
+    )
+    parser.add_argument(
+        "--trace",
+        metavar="FILE",
+        help="also record every move and write them here (.csv or .parquet)",
+    )
     _add_board_options(parser, rule="opening")
     parser.set_defaults(func=_simulate, parser=parser)
 
 
-def _check_out(parser: argparse.ArgumentParser, out: str | None) -> None:
-    """Refuse an --out path that cannot be written before any game is played."""
+def _add_workers(parser: argparse.ArgumentParser) -> None:
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument(
+        "--workers", type=positive_int, default=1, help="worker processes (default: 1)"
+    )
+    where.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="run the chunks on this running dask.distributed scheduler, e.g. "
+        "tcp://10.0.0.5:8786 (needs the dask extra); results are those of --workers 1",
+    )
+
+
+@contextlib.contextmanager
+def _executor(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Iterator[Any]:
+    """The dask client's executor for --scheduler (closed afterwards), or None."""
+    if args.scheduler is None:
+        yield None
+        return
+    try:
+        distributed = importlib.import_module("dask.distributed")
+    except ImportError:
+        parser.error("--scheduler needs dask.distributed: pip install 'numsweeper[dask]'")
+    try:
+        client = distributed.Client(args.scheduler, timeout="10s")
+    except (OSError, TimeoutError, ValueError) as exc:
+        parser.error(f"--scheduler {args.scheduler!r}: {exc}")
+    with client:
+        yield client.get_executor()
+
+
+def _check_out(
+    parser: argparse.ArgumentParser, out: str | None, option: str = "--out"
+) -> None:
+    """Refuse an output path that cannot be written before any game is played."""
     if out is None:
         return
     if not out:
-        parser.error("--out needs a file name")
+        parser.error(f"{option} needs a file name")
     path = Path(out)
     if out.endswith(("/", os.sep)) or path.is_dir():
-        parser.error(f"--out {out!r} is a directory")
+        parser.error(f"{option} {out!r} is a directory")
     if not path.parent.is_dir():
-        parser.error(f"--out {out!r}: no directory {str(path.parent)!r}")
+        parser.error(f"{option} {out!r}: no directory {str(path.parent)!r}")
     if not os.access(path if path.exists() else path.parent, os.W_OK):
-        parser.error(f"--out {out!r} is not writable")
+        parser.error(f"{option} {out!r} is not writable")
+    if not out.endswith((".csv", ".parquet")):
+        parser.error(f"{option} {out!r} must end in .csv or .parquet")
 
 
 def _simulate(args: argparse.Namespace) -> int:
     parser = args.parser
     rows, cols, mines = _board(parser, args)
     _check_out(parser, args.out)
+    _check_out(parser, args.trace, "--trace")
+    for out in (args.out, args.trace):
+        if out is not None and out.endswith(".parquet"):
+            try:
+                importlib.import_module("pyarrow")
+            except ImportError:
+                parser.error(f"{out!r}: Parquet needs pyarrow: pip install 'numsweeper[tables]'")
     progress = _want_progress(parser, args)
-    try:
-        result = simulate(
-            args.games,
-            rows,
-            cols,
-            mines,
-            policy=args.policy,
-            first_click=_RULES[args.first_click],
-            seed=args.seed,
-            workers=args.workers,
-            chunk_size=args.chunk_size,
-            progress=progress,
-        )
-    except ImportError as exc:  # policy='solver' before the solver exists
-        parser.error(str(exc))
-    print(result.summary())
-    if args.out:
+    with _executor(parser, args) as executor:
         try:
-            result.to_csv(args.out)
+            result = simulate(
+                args.games,
+                rows,
+                cols,
+                mines,
+                policy=args.policy,
+                first_click=_RULES[args.first_click],
+                seed=args.seed,
+                workers=args.workers,
+                executor=executor,
+                chunk_size=args.chunk_size,
+                progress=progress,
+                trace=args.trace is not None,
+            )
+        except ImportError as exc:  # policy='solver' before the solver exists
+            parser.error(str(exc))
+    print(result.summary())
+    for option, out, which in (("--out", args.out, "records"), ("--trace", args.trace, "moves")):
+        if not out:
+            continue
+        try:
+            if out.endswith(".parquet"):
+                result.to_parquet(out, which=which)
+            else:
+                result.to_csv(out, which=which)
         except OSError as exc:  # the path went bad while the games ran
-            print(f"{parser.prog}: error: --out {args.out!r}: {exc.strerror}", file=sys.stderr)
+            reason = exc.strerror or str(exc)
+            print(f"{parser.prog}: error: {option} {out!r}: {reason}", file=sys.stderr)
             return 2
-        print(f"{'records':<12} {args.out}")
+        print(f"{which:<12} {out}")
     return 130 if result.interrupted else 0
 
 
@@ -201,8 +264,29 @@ def _add_stats(subparsers: Any) -> None:
         help="boards per chunk; memory grows with it, and the boards depend on it as on "
         f"--seed (default: {DEFAULT_CHUNK_SIZE})",
     )
+    _add_workers(parser)
     _add_board_options(parser, rule="none")
     parser.set_defaults(func=_stats, parser=parser)
+
+
+def _stats_chunk(
+    index: int,
+    seed: np.random.SeedSequence,
+    size: int,
+    rows: int,
+    cols: int,
+    mines: int,
+    rule: str | None,
+    click: tuple[int, int] | None,
+    *,
+    hooks: Hooks | None = None,
+) -> Done:
+    """Histograms of 3BV, openings and islands over one chunk of boards."""
+    boards = generate_boards(size, rows, cols, mines, seed=seed, first_click=rule, click=click)
+    stats = board_stats(boards)
+    if hooks is not None and hooks.report is not None:
+        hooks.report(size, 0)
+    return Done({key: np.bincount(stats[key]) for _, key in _STATS})
 
 
 def _stats(args: argparse.Namespace) -> int:
@@ -226,41 +310,52 @@ def _stats(args: argparse.Namespace) -> int:
 
         bar = tqdm(total=args.boards, unit="board", file=sys.stderr, dynamic_ncols=True)
 
-    chunks = iter_boards(
-        args.boards,
-        rows,
-        cols,
-        mines,
-        seed=args.seed,
-        chunk_size=args.chunk_size,
-        first_click=rule,
-        click=args.click,
-    )
+    # Chunk i is iter_boards' chunk i: child i of the root seed, whoever runs it.
+    root = np.random.SeedSequence(args.seed)
+    starts = range(0, args.boards, args.chunk_size)
+    children = root.spawn(len(starts))
+    click = None if args.click is None else tuple(args.click)
+    tasks = [
+        (i, child, min(args.chunk_size, args.boards - start), rows, cols, mines, rule, click)
+        for i, (start, child) in enumerate(zip(starts, children, strict=True))
+    ]
+    with _executor(parser, args) as executor:
+        runner = Runner(
+            args.workers,
+            executor,
+            on_progress=None if bar is None else (lambda boards, _: bar.update(boards)),
+        )
+        hists, done = _gather(runner, tasks, bar)
+    interrupted = runner.interrupted
+    elapsed = time.perf_counter() - runner.began
+    print(_stats_report(hists, rows, cols, mines, rule, args, done, elapsed))
+    return 130 if interrupted else 0
+
+
+def _gather(
+    runner: Runner, tasks: list[tuple[Any, ...]], bar: Any
+) -> tuple[dict[str, NDArray[np.int64]], int]:
+    """Sum the chunks' histograms as they come."""
     # Exact histograms of small integers: constant memory, exact percentiles.
     # They grow to the largest value seen, not to the board's cell count.
     hists = {key: np.zeros(1, dtype=np.int64) for _, key in _STATS}
     done = 0
-    interrupted = False
-    began = time.perf_counter()
     try:
-        for boards in chunks:
-            stats = board_stats(boards)
+        for i, chunk in runner.run(_stats_chunk, tasks):
             for _, key in _STATS:
-                counts = np.bincount(stats[key])
+                counts = chunk.value[key]
                 if len(counts) > len(hists[key]):
                     hists[key] = np.pad(hists[key], (0, len(counts) - len(hists[key])))
                 hists[key][: len(counts)] += counts
-            done += len(boards)
-            if bar is not None:
-                bar.update(len(boards))
-    except KeyboardInterrupt:
-        interrupted = True
+            done += tasks[i][2]
+            if bar is not None and runner.executor is not None:
+                bar.update(tasks[i][2])  # (other executors report per chunk)
     finally:
         if bar is not None:
+            bar.n = done
+            bar.refresh()
             bar.close()
-    elapsed = time.perf_counter() - began
-    print(_stats_report(hists, rows, cols, mines, rule, args, done, elapsed))
-    return 130 if interrupted else 0
+    return hists, done
 
 
 def _percentile(hist: NDArray[np.int64], q: float) -> int:
@@ -391,6 +486,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         code: int = args.func(args)
+    except KeyboardInterrupt:
+        # A second Ctrl-C while the first one winds the run down: leave at once.
+        # (Workers notice that their parent is gone and exit too.)
+        print(f"numsweeper {args.command}: aborted", file=sys.stderr, flush=True)
+        sys.stdout.flush()
+        os._exit(130)
     except BrokenPipeError:
         # The reader went away (``numsweeper ... | head``): stop quietly, and keep
         # Python from reporting the same error again when it flushes stdout.

@@ -3,21 +3,25 @@
 Games are played in fixed chunks by :class:`~numsweeper.BatchGame`.  Every
 chunk draws from its own child :class:`numpy.random.SeedSequence`, so the
 records are identical whatever runs the chunks: this process, a process pool
-or any :class:`concurrent.futures.Executor`.
+or any :class:`concurrent.futures.Executor`, a ``dask.distributed`` cluster's
+included.  Results come with their metadata, as CSV, pandas or Parquet
+tables, and optionally with a trace of every move.
 """
 
 from __future__ import annotations
 
 import copy
 import csv
+import functools
+import json
 import math
 import pickle
-import signal
 import sys
 import time
-from collections.abc import Callable, Iterator
-from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed, wait
-from dataclasses import dataclass
+from collections.abc import Callable
+from concurrent.futures import Executor
+from dataclasses import dataclass, fields
+from dataclasses import replace as dataclasses_replace
 from os import PathLike
 from typing import Any, Protocol
 
@@ -26,15 +30,17 @@ from numpy.typing import NDArray
 
 from ._constants import HIDDEN
 from ._kernels import three_bv_solved
+from ._runner import Done, Hooks, Runner
 from ._validate import check_dims, check_first_click_fits, check_int, count_text
 from .batch import _root_seed_sequence
 from .batchgame import BatchGame
-from .errors import _from_ctrl_c
-from .game import Game
+from .errors import InvalidBoardError, _from_ctrl_c
+from .game import MOVE_KINDS, Game
 from .placement import MinePlacementStrategy, RandomPlacement, check_strategy, reseeded
 
 __all__ = [
     "RECORD_DTYPE",
+    "TRACE_DTYPE",
     "FirstClickOnlyPolicy",
     "Policy",
     "RandomPolicy",
@@ -58,7 +64,29 @@ RECORD_DTYPE = np.dtype(
     ]
 )
 
-_Z95 = 1.959963984540054  # two-sided 95% normal quantile
+#: One row per move of a traced run (``simulate(..., trace=True)``): the
+#: game, its click number (``step``, from 1), the cell, ``kind`` (an index
+#: into ``numsweeper.game.MOVE_KINDS``; policies reveal, so 0), ``cells``
+#: (safe cells the move revealed), ``state`` after the move (0 in progress,
+#: 1 won, 2 lost), and what the policy says of its choice when it can
+#: (:meth:`Policy.explain`): ``probability`` that the cell held a mine (NaN
+#: when unknown) and ``guess`` (1 a guess, 0 a certain cell, -1 unknown).
+TRACE_DTYPE = np.dtype(
+    [
+        ("game", np.int64),
+        ("step", np.int32),
+        ("row", np.int32),
+        ("col", np.int32),
+        ("kind", np.int8),
+        ("cells", np.int32),
+        ("state", np.int8),
+        ("probability", np.float32),
+        ("guess", np.int8),
+    ]
+)
+
+# What a saved table keeps of a run besides its records (see to_csv).
+_FORMAT = "numsweeper-simulation"
 
 
 class Policy(Protocol):
@@ -174,6 +202,52 @@ _POLICIES: dict[str, Callable[[], Policy]] = {
 POLICY_NAMES = (*_POLICIES, "solver")
 
 
+def _read_csv(
+    path: str | PathLike[str], dtype: np.dtype[Any]
+) -> tuple[NDArray[np.void], dict[str, Any]]:
+    """A table that :meth:`SimulationResult.to_csv` wrote, and its ``#`` metadata."""
+    meta: dict[str, Any] = {}
+    body = []
+    with open(path, newline="") as handle:
+        for line in handle:
+            if line.startswith("# "):
+                key, _, value = line[2:].partition(": ")
+                try:
+                    meta[key] = json.loads(value)
+                except ValueError:
+                    raise InvalidBoardError(
+                        f"{str(path)!r}: metadata line {key!r} is not JSON"
+                    ) from None
+            else:
+                body.append(line)
+    rows = list(csv.reader(body))
+    names = list(dtype.names or ())
+    if not rows or rows[0] != names:
+        raise InvalidBoardError(
+            f"{str(path)!r} is not such a simulation table: its columns are "
+            f"{rows[0] if rows else []}, expected {names}"
+        )
+    table = np.zeros(len(rows) - 1, dtype=dtype)
+    for i, name in enumerate(names):
+        try:
+            table[name] = np.array([row[i] for row in rows[1:]], dtype=np.float64)
+        except (ValueError, IndexError):
+            raise InvalidBoardError(f"{str(path)!r}: column {name!r} holds a bad value") from None
+    return table, meta
+
+
+def _need(module: str, what: str) -> Any:
+    """Import an optional dependency, or say which extra brings it."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise ImportError(
+            f"{what} needs {module.split('.')[0]}: pip install 'numsweeper[tables]'"
+        ) from None
+
+
 def _percent(share: float) -> str:
     """Two decimals, or two significant digits for shares below 0.1%."""
     if 0 < 100 * share < 0.1:
@@ -269,6 +343,12 @@ class SimulationResult:
     strategy : str or None
         The class name of the run's placement strategy, ``None`` for the
         default uniform one.
+    moves : ndarray of TRACE_DTYPE, shape (moves,), or None
+        Every move of every recorded game, game by game, when the run was
+        traced (``simulate(..., trace=True)``).
+    startup : float
+        Seconds spent before the first game: starting worker processes and
+        warming up the policy (compiling its kernels).  Not in ``elapsed``.
 
     Examples
     --------
@@ -297,6 +377,8 @@ class SimulationResult:
     pool_size: int = 4
     policy_is_name: bool = True
     strategy: str | None = None
+    moves: NDArray[np.void] | None = None
+    startup: float = 0.0
 
     @property
     def games(self) -> int:
@@ -316,21 +398,19 @@ class SimulationResult:
     @property
     def win_rate_ci(self) -> tuple[float, float]:
         """Wilson score 95% interval of the win rate ((0, 1) for no games)."""
-        n = self.games
-        if not n:
+        if not self.games:
             return (0.0, 1.0)
-        p = self.wins / n
-        z2 = _Z95 * _Z95
-        centre = (p + z2 / (2 * n)) / (1 + z2 / n)
-        half = _Z95 / (1 + z2 / n) * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n))
+        from scipy.stats import binomtest
+
+        ci = binomtest(self.wins, self.games).proportion_ci(method="wilson")
         # The bounds are exactly 0 and 1 at the extremes; floats land nearby.
-        low = 0.0 if self.wins == 0 else max(0.0, centre - half)
-        high = 1.0 if self.wins == n else min(1.0, centre + half)
+        low = 0.0 if self.wins == 0 else max(0.0, float(ci.low))
+        high = 1.0 if self.wins == self.games else min(1.0, float(ci.high))
         return (low, high)
 
     @property
     def games_per_second(self) -> float:
-        """Throughput of the run."""
+        """Throughput of the run (start-up not counted)."""
         return self.games / self.elapsed if self.elapsed > 0 else math.inf
 
     def summary(self) -> str:
@@ -378,6 +458,11 @@ class SimulationResult:
             ("games", games),
             *rates,
             ("games/s", f"{self.games_per_second:,.0f}"),
+            *(
+                [("start-up", f"{self.startup:.1f} s (workers, compiling; not in games/s)")]
+                if self.startup >= 0.5
+                else []
+            ),
             ("seed", self._seed_text()),
         ]
         return "\n".join(f"{name:<12} {value}" for name, value in lines)
@@ -481,23 +566,23 @@ class SimulationResult:
             raise TypeError(
                 f"this run laid its mines with {self.strategy}: pass that strategy to replay"
             )
-        batch = _play_batch(
+        batch, _, _, _ = _play_batch(
             start, size, self.rows, self.cols, self.mines, self.first_click, policy, seed, strategy
         )
         j = i - start
         replayed = batch[j]
-        fields = ("won", "clicks", "revealed", "three_bv")
+        names = ("won", "clicks", "revealed", "three_bv")
         now = (
             bool(batch.won[j]),
             int(batch.clicks[j]),
             int(batch.revealed_count[j]),
             int(three_bv(batch.mines[j])),
         )
-        then = tuple(record[name].item() for name in fields)
+        then = tuple(record[name].item() for name in names)
         if now != then:
             differ = ", ".join(
                 f"{name} {a} (recorded {b})"
-                for name, a, b in zip(fields, now, then, strict=True)
+                for name, a, b in zip(names, now, then, strict=True)
                 if a != b
             )
             raise ValueError(
@@ -506,13 +591,57 @@ class SimulationResult:
             )
         return replayed
 
-    def to_csv(self, path: str | PathLike[str]) -> None:
-        """Write the records as CSV with a header row.
+    def metadata(self) -> dict[str, Any]:
+        """What reproduces and describes the run, as JSON-safe values.
+
+        The keys are the fields of this class except ``records`` and
+        ``moves``, plus ``format`` and the numsweeper ``version`` that made
+        it.  :meth:`to_csv`, :meth:`to_pandas` and :meth:`to_parquet` carry
+        it with the records.
+
+        Examples
+        --------
+        >>> import numsweeper as ns
+        >>> meta = ns.simulate(10, 9, 9, 10, seed=3).metadata()
+        >>> meta["seed"], meta["rows"], meta["first_click"], meta["chunk_size"]
+        (3, 9, 'opening', 2000)
+        """
+        from . import __version__
+
+        meta: dict[str, Any] = {"format": _FORMAT, "version": __version__}
+        for item in fields(self):
+            if item.name not in ("records", "moves"):
+                value = getattr(self, item.name)
+                meta[item.name] = list(value) if isinstance(value, tuple) else value
+        return meta
+
+    def _table(self, which: str) -> NDArray[np.void]:
+        if which == "records":
+            return self.records
+        if which == "moves":
+            if self.moves is None:
+                raise ValueError("this run has no trace: simulate(..., trace=True) makes one")
+            return self.moves
+        raise ValueError(f"which must be 'records' or 'moves', got {which!r}")
+
+    def to_csv(self, path: str | PathLike[str], which: str = "records") -> None:
+        """Write the records (or the trace) as CSV, the run's metadata first as ``#`` lines.
+
+        Each metadata line is ``# key: value`` with a JSON value; then comes
+        a header row and one row per game (per move).  ``pandas.read_csv(path,
+        comment="#")`` reads the table; :meth:`from_csv` reads both.
 
         Parameters
         ----------
         path : str or path-like
             The file to write (overwritten).
+        which : {'records', 'moves'}
+            One row per game, or one row per move of a traced run.
+
+        Raises
+        ------
+        ValueError
+            For another ``which``, or ``'moves'`` of a run without a trace.
 
         Examples
         --------
@@ -520,16 +649,155 @@ class SimulationResult:
         >>> result = ns.simulate(3, 9, 9, 10, seed=0)
         >>> path = pathlib.Path(tempfile.mkdtemp()) / "games.csv"
         >>> result.to_csv(path)
-        >>> path.read_text().splitlines()[0]
+        >>> lines = path.read_text().splitlines()
+        >>> lines[0], lines[lines.index("# seed: 0") + 1][:14]
+        ('# format: "numsweeper-simulation"', '# spawn_key: [')
+        >>> [line for line in lines if not line.startswith("#")][0]
         'game,chunk,won,clicks,revealed,three_bv,three_bv_solved'
+        >>> again = ns.SimulationResult.from_csv(path)
+        >>> bool((again.records == result.records).all()), again.seed
+        (True, 0)
         """
-        names = self.records.dtype.names
+        table = self._table(which)
+        names = table.dtype.names
         assert names is not None
         with open(path, "w", newline="") as handle:
+            for key, value in {**self.metadata(), "table": which}.items():
+                handle.write(f"# {key}: {json.dumps(value)}\n")
             writer = csv.writer(handle)
             writer.writerow(names)
-            columns = [self.records[name].astype(np.int64).tolist() for name in names]
+            columns = [
+                table[name].tolist()
+                if table.dtype[name].kind == "f"
+                else table[name].astype(np.int64).tolist()
+                for name in names
+            ]
             writer.writerows(zip(*columns, strict=True))
+
+    @classmethod
+    def from_csv(
+        cls, path: str | PathLike[str], *, moves: str | PathLike[str] | None = None
+    ) -> SimulationResult:
+        """Read a run that :meth:`to_csv` wrote: its records and its metadata.
+
+        Parameters
+        ----------
+        path : str or path-like
+            The records.
+        moves : str or path-like, optional
+            The run's trace, written with ``to_csv(..., which='moves')``.
+
+        Raises
+        ------
+        InvalidBoardError
+            If a file is not such a table (no metadata, other columns, a
+            value that does not fit its column).
+        """
+        records, meta = _read_csv(path, RECORD_DTYPE)
+        result = cls._with_metadata(records, meta, str(path))
+        if moves is not None:
+            trail, _ = _read_csv(moves, TRACE_DTYPE)
+            result = dataclasses_replace(result, moves=trail)
+        return result
+
+    @classmethod
+    def _with_metadata(
+        cls, records: NDArray[np.void], meta: dict[str, Any], where: str
+    ) -> SimulationResult:
+        if meta.get("format") != _FORMAT:
+            raise InvalidBoardError(f"{where!r} carries no numsweeper simulation metadata")
+        kwargs: dict[str, Any] = {}
+        for item in fields(cls):
+            if item.name in ("records", "moves"):
+                continue
+            if item.name not in meta:
+                raise InvalidBoardError(f"{where!r}: the metadata has no {item.name!r}")
+            value = meta[item.name]
+            kwargs[item.name] = tuple(value) if isinstance(value, list) else value
+        return cls(records=records, **kwargs)
+
+    def to_pandas(self, which: str = "records") -> Any:
+        """The records (or, with ``which='moves'``, the trace) as a pandas DataFrame.
+
+        The run's :meth:`metadata` is in ``DataFrame.attrs``.  Needs pandas
+        (the ``tables`` extra).
+
+        Parameters
+        ----------
+        which : {'records', 'moves'}
+            One row per game, or one row per move of a traced run.
+
+        Raises
+        ------
+        ValueError
+            For another ``which``, or ``'moves'`` of a run without a trace.
+
+        Examples
+        --------
+        >>> import numsweeper as ns
+        >>> frame = ns.simulate(20, 9, 9, 10, seed=2).to_pandas()  # doctest: +SKIP
+        >>> len(frame), frame.attrs["seed"]  # doctest: +SKIP
+        (20, 2)
+        """
+        pandas = _need("pandas", "to_pandas")
+        frame = pandas.DataFrame(self._table(which))
+        frame.attrs.update(self.metadata())
+        return frame
+
+    def to_parquet(self, path: str | PathLike[str], which: str = "records") -> None:
+        """Write the records (or the trace) and the run's metadata to a Parquet file.
+
+        The metadata goes in the file's schema metadata under ``numsweeper``,
+        as JSON.  Needs pyarrow (the ``tables`` extra).
+
+        Parameters
+        ----------
+        path : str or path-like
+            The file to write (overwritten).
+        which : {'records', 'moves'}
+            As in :meth:`to_csv`.
+        """
+        pyarrow = _need("pyarrow", "to_parquet")
+        parquet = _need("pyarrow.parquet", "to_parquet")
+        table = self._table(which)
+        frame = pyarrow.table({name: table[name] for name in table.dtype.names or ()})
+        meta = json.dumps({**self.metadata(), "table": which}).encode()
+        parquet.write_table(frame.replace_schema_metadata({b"numsweeper": meta}), str(path))
+
+    @classmethod
+    def from_parquet(
+        cls, path: str | PathLike[str], *, moves: str | PathLike[str] | None = None
+    ) -> SimulationResult:
+        """Read a run that :meth:`to_parquet` wrote (and its trace, if given).
+
+        Raises
+        ------
+        InvalidBoardError
+            If a file carries no numsweeper metadata or other columns.
+        """
+        parquet = _need("pyarrow.parquet", "from_parquet")
+
+        def read(target: str, dtype: np.dtype[Any]) -> tuple[NDArray[np.void], dict[str, Any]]:
+            table = parquet.read_table(target)
+            raw = (table.schema.metadata or {}).get(b"numsweeper")
+            if raw is None:
+                raise InvalidBoardError(f"{target!r} carries no numsweeper simulation metadata")
+            names = list(dtype.names or ())
+            if table.column_names != names:
+                raise InvalidBoardError(
+                    f"{target!r} has columns {table.column_names}, expected {names}"
+                )
+            out = np.zeros(table.num_rows, dtype=dtype)
+            for name in names:
+                out[name] = table.column(name).to_numpy()
+            return out, json.loads(raw)
+
+        records, meta = read(str(path), RECORD_DTYPE)
+        result = cls._with_metadata(records, meta, str(path))
+        if moves is not None:
+            trail, _ = read(str(moves), TRACE_DTYPE)
+            result = dataclasses_replace(result, moves=trail)
+        return result
 
     def __repr__(self) -> str:
         return (
@@ -549,21 +817,52 @@ def _play_chunk(
     policy_spec: str | Policy,
     seed: np.random.SeedSequence,
     strategy: MinePlacementStrategy | None = None,
-) -> NDArray[np.void]:
-    """Play one chunk of games to the end; a pure function of its arguments."""
+    trace: bool = False,
+    *,
+    hooks: Hooks | None = None,
+) -> Done:
+    """Play one chunk of games; a pure function of its arguments.
+
+    Returns ``Done((records, moves))``: the records of every game, and its
+    moves when ``trace`` (else None).  When asked to stop (or interrupted
+    here by Ctrl-C), only the games that had finished come back, and
+    ``Done.interrupted`` is set.
+    """
     from .metrics import three_bv
 
-    batch = _play_batch(start, games, rows, cols, mines, first_click, policy_spec, seed, strategy)
-    records = np.zeros(games, dtype=RECORD_DTYPE)
-    records["game"] = start + np.arange(games)
+    batch, finished, interrupted, moves = _play_batch(
+        start,
+        games,
+        rows,
+        cols,
+        mines,
+        first_click,
+        policy_spec,
+        seed,
+        strategy,
+        hooks=hooks,
+        trace=trace,
+    )
+    kept = np.flatnonzero(finished)
+    records = np.zeros(kept.size, dtype=RECORD_DTYPE)
+    records["game"] = start + kept
     records["chunk"] = chunk
-    records["won"] = batch.won
-    records["clicks"] = batch.clicks
-    records["revealed"] = batch.revealed_count
-    if games:
-        records["three_bv"] = three_bv(batch.mines)
-        records["three_bv_solved"] = three_bv_solved(batch.mines, batch.counts, batch.revealed)
-    return records
+    records["won"] = batch.won[kept]
+    records["clicks"] = batch.clicks[kept]
+    records["revealed"] = batch.revealed_count[kept]
+    if kept.size:
+        mines_of = batch.mines[kept]
+        records["three_bv"] = three_bv(mines_of)
+        records["three_bv_solved"] = three_bv_solved(
+            mines_of, batch.counts[kept], batch.revealed[kept]
+        )
+    trail = None
+    if trace:
+        trail = np.concatenate(moves) if moves else np.zeros(0, dtype=TRACE_DTYPE)
+        trail = trail[finished[trail["game"] - start]]
+        # One game's moves together, in the order it made them.
+        trail = trail[np.argsort(trail["game"], kind="stable")]
+    return Done((records, trail), interrupted)
 
 
 def _play_batch(
@@ -576,30 +875,89 @@ def _play_batch(
     policy_spec: str | Policy,
     seed: np.random.SeedSequence,
     strategy: MinePlacementStrategy | None = None,
-) -> BatchGame:
-    """The games of one chunk, played to the end (``start`` names them in errors)."""
+    *,
+    hooks: Hooks | None = None,
+    trace: bool = False,
+) -> tuple[BatchGame, NDArray[np.bool_], bool, list[NDArray[np.void]]]:
+    """The games of one chunk, played round by round (``start`` names them).
+
+    Returns the batch, which games are finished (as of the last whole round),
+    whether the chunk stopped early, and the moves of each round when
+    ``trace``.  Finished games report to ``hooks`` after every round.
+    """
     policy = _make_policy(policy_spec, first_click)
     board_seed, policy_seed = seed.spawn(2)
     rng = np.random.default_rng(policy_seed)
     dealer = RandomPlacement(board_seed) if strategy is None else reseeded(strategy, board_seed)
     batch = BatchGame.new(games, rows, cols, mines, strategy=dealer, first_click=first_click)
     limit = getattr(policy, "max_clicks", None)
+    explain = getattr(policy, "explain", None) if trace else None
     r = np.zeros(games, dtype=np.intp)
     c = np.zeros(games, dtype=np.intp)
-    while True:
-        moving = batch.in_progress
-        if limit is not None:
-            moving &= batch.clicks < limit
-        live = np.flatnonzero(moving)
-        if not live.size:
-            break
-        visible = batch._visible_of(live)
-        cells = np.asarray(policy(visible, batch.mines_left[live], rng))
-        _check_clicks(cells, visible, live, start, policy_spec)
-        r[live] = cells[:, 0]
-        c[live] = cells[:, 1]
-        batch.reveal(r, c, active=moving)
-    return batch
+    finished = np.zeros(games, dtype=bool)
+    moves: list[NDArray[np.void]] = []
+    interrupted = False
+    try:
+        while True:
+            moving = batch.in_progress
+            if limit is not None:
+                moving &= batch.clicks < limit
+            newly = ~moving & ~finished
+            finished = ~moving
+            if hooks is not None:
+                count = int(np.count_nonzero(newly))
+                if count and hooks.report is not None:
+                    hooks.report(count, int(np.count_nonzero(newly & batch.won)))
+                if hooks.stopping():
+                    interrupted = True
+                    break
+            live = np.flatnonzero(moving)
+            if not live.size:
+                break
+            visible = batch._visible_of(live)
+            cells = np.asarray(policy(visible, batch.mines_left[live], rng))
+            _check_clicks(cells, visible, live, start, policy_spec)
+            r[live] = cells[:, 0]
+            c[live] = cells[:, 1]
+            if trace:
+                info = explain() if callable(explain) else None
+                before = batch.revealed_count[live]
+            batch.reveal(r, c, active=moving)
+            if trace:
+                moves.append(_trace_rows(batch, start, live, cells, before, info))
+    except KeyboardInterrupt:
+        interrupted = True
+    except SystemError as exc:
+        if not _from_ctrl_c(exc):
+            raise
+        interrupted = True
+    return batch, finished, interrupted, moves
+
+
+def _trace_rows(
+    batch: BatchGame,
+    start: int,
+    live: NDArray[np.intp],
+    cells: NDArray[Any],
+    before: NDArray[np.int64],
+    info: Any,
+) -> NDArray[np.void]:
+    """The trace of one round: one reveal by each game in ``live``."""
+    rows = np.zeros(live.size, dtype=TRACE_DTYPE)
+    rows["game"] = start + live
+    rows["step"] = batch.clicks[live]
+    rows["row"] = cells[:, 0]
+    rows["col"] = cells[:, 1]
+    rows["kind"] = MOVE_KINDS.index("reveal")
+    rows["cells"] = batch.revealed_count[live] - before
+    rows["state"] = batch.won[live] + 2 * batch.lost[live].astype(np.int8)
+    rows["probability"] = np.nan
+    rows["guess"] = -1
+    if info is not None:
+        probabilities, guesses = info
+        rows["probability"] = np.asarray(probabilities, dtype=np.float32)
+        rows["guess"] = np.asarray(guesses, dtype=bool)
+    return rows
 
 
 def _check_clicks(
@@ -628,17 +986,44 @@ def _check_clicks(
         )
 
 
-def _ignore_sigint() -> None:
-    # Workers leave Ctrl-C to the parent, which stops the run cleanly.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+class _Bar:
+    """A tqdm bar that counts finished games, with the win rate so far."""
+
+    def __init__(self, total: int) -> None:
+        try:
+            from tqdm import tqdm
+        except ImportError:
+            raise ImportError(
+                "progress=True needs tqdm: pip install 'numsweeper[progress]'"
+            ) from None
+        self.bar = tqdm(total=total, unit="game", file=sys.stderr, dynamic_ncols=True)
+        self.wins = 0
+
+    def update(self, games: int, wins: int) -> None:
+        self.wins += wins
+        self.bar.update(games)
+        if self.bar.n:
+            self.bar.set_postfix_str(f"win rate {self.wins / self.bar.n:.1%}", refresh=False)
+
+    def stopping(self) -> None:
+        self.bar.set_description_str("Ctrl-C: finishing the current round (again to abort)")
+
+    def close(self, games: int, wins: int) -> None:
+        # The games kept, exactly: what the summary and the table will say.
+        self.bar.n, self.wins = games, wins
+        if games:
+            self.bar.set_postfix_str(f"win rate {wins / games:.1%}", refresh=False)
+        self.bar.refresh()
+        self.bar.close()
 
 
-def _progress_bar(total: int) -> Any:
-    try:
-        from tqdm import tqdm
-    except ImportError:
-        raise ImportError("progress=True needs tqdm: pip install 'numsweeper[progress]'") from None
-    return tqdm(total=total, unit="game", file=sys.stderr, dynamic_ncols=True)
+def _warm_up(policy: str, first_click: str | None) -> None:
+    """Play a few small games, so that the policy's kernels compile before the clock starts."""
+    _, _, interrupted, _ = _play_batch(
+        0, 4, 9, 9, 10, first_click, policy, np.random.SeedSequence(0)
+    )
+    if interrupted:
+        raise KeyboardInterrupt
 
 
 def simulate(
@@ -655,6 +1040,7 @@ def simulate(
     executor: Executor | None = None,
     chunk_size: int = 2000,
     progress: bool = False,
+    trace: bool = False,
 ) -> SimulationResult:
     """Play ``games`` games with a policy and record every one of them.
 
@@ -754,7 +1140,7 @@ def simulate(
     _check_policy(policy, first_click)
     if strategy is not None:
         check_strategy(strategy)
-    bar = _progress_bar(games) if progress else None
+    bar = _Bar(games) if progress else None
 
     root = _root_seed_sequence(seed)
     entropy = root.entropy
@@ -766,29 +1152,36 @@ def simulate(
     first_child = root.n_children_spawned
     children = root.spawn(len(chunks))
     tasks = [
-        (i, start, size, rows, cols, mines, first_click, policy, child, strategy)
+        (i, start, size, rows, cols, mines, first_click, policy, child, strategy, trace)
         for (i, start, size), child in zip(chunks, children, strict=True)
     ]
-    done: dict[int, NDArray[np.void]] = {}
-    interrupted = False
-    began = time.perf_counter()
+    runner = Runner(
+        workers,
+        executor,
+        on_progress=None if bar is None else bar.update,
+        on_stopping=None if bar is None else bar.stopping,
+        # Only the solver has kernels to compile; a caller's callable is
+        # never called more often than the games need.
+        warm_up=functools.partial(_warm_up, policy, first_click)
+        if games and policy == "solver"
+        else None,
+    )
+    done: dict[int, tuple[NDArray[np.void], NDArray[np.void] | None]] = {}
     try:
-        for i, records in _run(tasks, workers, executor):
-            done[i] = records
-            if bar is not None:
-                bar.update(len(records))
-    except KeyboardInterrupt:
-        interrupted = True
-    except SystemError as exc:
-        if not _from_ctrl_c(exc):
-            raise
-        interrupted = True
+        for i, chunk in runner.run(_play_chunk, tasks):
+            done[i] = chunk.value
     finally:
         if bar is not None:
-            bar.close()
-    elapsed = time.perf_counter() - began
+            kept = sum(len(records) for records, _ in done.values())
+            bar.close(kept, sum(int(records["won"].sum()) for records, _ in done.values()))
+    elapsed = time.perf_counter() - runner.began
     ordered = [done[i] for i in sorted(done)]
-    records = np.concatenate(ordered) if ordered else np.zeros(0, dtype=RECORD_DTYPE)
+    records = (
+        np.concatenate([r for r, _ in ordered]) if ordered else np.zeros(0, dtype=RECORD_DTYPE)
+    )
+    moves = None
+    if trace:
+        moves = np.concatenate([m for _, m in ordered]) if ordered else np.zeros(0, TRACE_DTYPE)
     return SimulationResult(
         records=records,
         rows=rows,
@@ -805,40 +1198,11 @@ def simulate(
         chunk_size=chunk_size,
         requested=games,
         elapsed=elapsed,
-        interrupted=interrupted,
+        interrupted=runner.interrupted,
         first_child=first_child,
         pool_size=root.pool_size,
         policy_is_name=isinstance(policy, str),
         strategy=None if strategy is None else type(strategy).__name__,
+        moves=moves,
+        startup=runner.startup,
     )
-
-
-def _run(
-    tasks: list[tuple[Any, ...]], workers: int, executor: Executor | None
-) -> Iterator[tuple[int, NDArray[np.void]]]:
-    """Yield ``(chunk, records)`` as chunks finish, in any order."""
-    if executor is None and workers == 1:
-        for task in tasks:
-            yield task[0], _play_chunk(*task)
-        return
-    own = executor is None
-    pool = ProcessPoolExecutor(workers, initializer=_ignore_sigint) if own else executor
-    assert pool is not None
-    futures: dict[Future[NDArray[np.void]], int] = {}
-    try:
-        futures = {pool.submit(_play_chunk, *task): task[0] for task in tasks}
-        for future in as_completed(futures):
-            yield futures[future], future.result()
-    except KeyboardInterrupt:
-        for future in futures:
-            future.cancel()
-        # Chunks already running finish (they are short); keep every one that
-        # finished without error.
-        wait(futures)
-        for future, i in futures.items():
-            if not future.cancelled() and future.exception() is None:
-                yield i, future.result()
-        raise
-    finally:
-        if own:
-            pool.shutdown(wait=True, cancel_futures=True)

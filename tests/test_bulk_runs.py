@@ -1,0 +1,355 @@
+"""Bulk runs at scale: traces, tables, live progress, interruption and Dask."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from numpy.typing import NDArray
+
+import numsweeper as ns
+from numsweeper._runner import Hooks
+from numsweeper.game import MOVE_KINDS
+from numsweeper.simulate import TRACE_DTYPE, _play_chunk
+
+simulate_module = sys.modules["numsweeper.simulate"]  # (ns.simulate is the function)
+
+
+class Explaining(ns.RandomPolicy):
+    """The random policy, saying what it knows of each choice: the density of mines left."""
+
+    def __call__(self, visible: Any, mines_left: Any, rng: np.random.Generator) -> Any:
+        cells = super().__call__(visible, mines_left, rng)
+        hidden = (visible == ns.HIDDEN).sum(axis=(1, 2))
+        self.last = (np.asarray(mines_left) / hidden, np.ones(len(cells), dtype=bool))
+        return cells
+
+    def explain(self) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+        return self.last
+
+
+# -- traces -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("first_click", [None, "safe", "opening"])
+def test_traces_agree_with_the_records(first_click: str | None) -> None:
+    result = ns.simulate(
+        300, 9, 9, 10, first_click=first_click, seed=3, chunk_size=70, trace=True
+    )
+    moves, records = result.moves, result.records
+    assert moves is not None and moves.dtype == TRACE_DTYPE
+    per_game = np.bincount(moves["game"], minlength=300)
+    assert (per_game == records["clicks"]).all()
+    assert (np.diff(moves["game"]) >= 0).all()  # game by game
+    for game in range(0, 300, 17):
+        mine = moves[moves["game"] == game]
+        assert mine["step"].tolist() == list(range(1, len(mine) + 1))
+        assert (mine["kind"] == MOVE_KINDS.index("reveal")).all()
+        assert (mine["state"][:-1] == 0).all()
+        assert mine["state"][-1] == (1 if records["won"][game] else 2)
+        assert int(mine["cells"].sum()) == records["revealed"][game]
+    assert np.isnan(moves["probability"]).all() and (moves["guess"] == -1).all()
+
+
+def test_a_trace_reproduces_each_game_through_game_records() -> None:
+    result = ns.simulate(120, 9, 9, 10, first_click="safe", seed=8, chunk_size=40, trace=True)
+    assert result.moves is not None
+    for game in (0, 7, 55, 119):
+        replayed = result.replay(game)
+        board = replayed.board
+        assert board is not None
+        fresh = ns.Game.new(
+            9, 9, 10, strategy=ns.FixedPlacement(board.mines.copy()), first_click="safe"
+        )
+        trail = result.moves[result.moves["game"] == game]
+        for move in trail:
+            cells = fresh.reveal(int(move["row"]), int(move["col"])).cells
+            opened = int((~board.mines[cells[:, 0], cells[:, 1]]).sum()) if len(cells) else 0
+            assert opened == move["cells"]
+        assert fresh.snapshot() == replayed.snapshot()
+        assert [(m.row, m.col) for m in fresh.moves] == [(m.row, m.col) for m in replayed.moves]
+
+
+def test_traces_are_the_same_for_any_worker_count_and_carry_explanations() -> None:
+    one = ns.simulate(200, 8, 8, 9, policy=Explaining(), seed=5, chunk_size=30, trace=True)
+    two = ns.simulate(
+        200, 8, 8, 9, policy=Explaining(), seed=5, chunk_size=30, trace=True, workers=2
+    )
+    assert one.moves is not None and two.moves is not None
+    assert one.moves.tobytes() == two.moves.tobytes()
+    assert (one.moves["guess"] == 1).all()
+    assert ((one.moves["probability"] > 0) & (one.moves["probability"] < 1)).all()
+    untraced = ns.simulate(200, 8, 8, 9, policy=Explaining(), seed=5, chunk_size=30)
+    assert untraced.moves is None and (untraced.records == one.records).all()
+
+
+# -- tables with metadata -----------------------------------------------------------------
+
+
+def test_csv_round_trip_keeps_records_metadata_and_replay(tmp_path: Path) -> None:
+    result = ns.simulate(90, 9, 9, 10, first_click="safe", seed=4, chunk_size=40, trace=True)
+    result.to_csv(tmp_path / "runs.csv")
+    result.to_csv(tmp_path / "moves.csv", which="moves")
+    again = ns.SimulationResult.from_csv(tmp_path / "runs.csv", moves=tmp_path / "moves.csv")
+    assert again.records.tobytes() == result.records.tobytes()
+    assert again.moves is not None and result.moves is not None
+    for name in TRACE_DTYPE.names or ():  # (NaN probabilities: field by field)
+        nan = TRACE_DTYPE[name].kind == "f"
+        assert np.array_equal(again.moves[name], result.moves[name], equal_nan=nan)
+    for name in ("seed", "chunk_size", "first_click", "policy", "rows", "mines", "requested"):
+        assert getattr(again, name) == getattr(result, name)
+    lost = int(again.records["game"][~again.records["won"]][0])
+    assert again.replay(lost).snapshot() == result.replay(lost).snapshot()
+    assert again.summary().splitlines()[:4] == result.summary().splitlines()[:4]
+    with pytest.raises(ValueError, match="no trace"):
+        ns.simulate(5, 9, 9, 10, seed=0).to_csv(tmp_path / "x.csv", which="moves")
+    (tmp_path / "bad.csv").write_text("game,won\n1,2\n")
+    with pytest.raises(ns.InvalidBoardError, match="columns"):
+        ns.SimulationResult.from_csv(tmp_path / "bad.csv")
+    records_only = (tmp_path / "runs.csv").read_text().split("\n")
+    (tmp_path / "anon.csv").write_text("\n".join(x for x in records_only if not x.startswith("#")))
+    with pytest.raises(ns.InvalidBoardError, match="metadata"):
+        ns.SimulationResult.from_csv(tmp_path / "anon.csv")
+
+
+def test_pandas_and_parquet(tmp_path: Path) -> None:
+    pandas = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    result = ns.simulate(60, 9, 9, 10, seed=6, chunk_size=25, trace=True)
+    frame = result.to_pandas()
+    assert len(frame) == 60 and list(frame.columns) == list(result.records.dtype.names or ())
+    assert frame.attrs["seed"] == 6 and frame.attrs["chunk_size"] == 25
+    assert frame.attrs["version"] == ns.__version__ and frame.attrs["rows"] == 9
+    moves = result.to_pandas("moves")
+    assert len(moves) == len(result.moves)  # type: ignore[arg-type]
+    result.to_parquet(tmp_path / "runs.parquet")
+    result.to_parquet(tmp_path / "moves.parquet", which="moves")
+    again = ns.SimulationResult.from_parquet(
+        tmp_path / "runs.parquet", moves=tmp_path / "moves.parquet"
+    )
+    assert again.records.tobytes() == result.records.tobytes()
+    assert again.moves is not None and again.moves.tobytes() == result.moves.tobytes()  # type: ignore[union-attr]
+    assert again.metadata() == result.metadata()
+    assert pandas.read_parquet(tmp_path / "runs.parquet")["won"].sum() == result.wins
+    with pytest.raises(ValueError, match="'records' or 'moves'"):
+        result.to_pandas("games")
+
+
+# -- live progress --------------------------------------------------------------------------
+
+
+def test_chunks_report_games_as_they_finish() -> None:
+    reports: list[tuple[int, int]] = []
+    hooks = Hooks(report=lambda games, wins: reports.append((games, wins)))
+    child = np.random.SeedSequence(1)
+    done = _play_chunk(0, 0, 500, 9, 9, 10, "opening", "random", child, hooks=hooks)
+    records, _ = done.value
+    assert len(reports) > 3  # many reports within one chunk, not one at its end
+    assert sum(g for g, _ in reports) == 500 == len(records)
+    assert sum(w for _, w in reports) == int(records["won"].sum())
+
+
+def test_the_bar_moves_within_chunks_in_worker_processes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    pytest.importorskip("tqdm")
+    updates: list[int] = []
+    original = simulate_module._Bar.update
+
+    def spy(self: Any, games: int, wins: int) -> None:
+        updates.append(games)
+        original(self, games, wins)
+
+    monkeypatch.setattr(simulate_module._Bar, "update", spy)
+    result = ns.simulate(800, 9, 9, 10, seed=2, chunk_size=400, workers=2, progress=True)
+    assert len(updates) > 2 * 2  # more than once per chunk
+    assert sum(updates) == result.games == 800
+
+
+def test_a_stop_request_returns_the_finished_games_only() -> None:
+    calls = {"n": 0}
+
+    def stopping() -> bool:
+        calls["n"] += 1
+        return calls["n"] > 3
+
+    # (a chunk spawns from its SeedSequence: each run gets a fresh one)
+    done = _play_chunk(0, 100, 400, 16, 30, 99, "opening", "random", np.random.SeedSequence(9),
+                       trace=True, hooks=Hooks(stopping=stopping))
+    records, moves = done.value
+    assert done.interrupted and 0 < len(records) < 400
+    full, full_moves = _play_chunk(0, 100, 400, 16, 30, 99, "opening", "random",
+                                   np.random.SeedSequence(9), trace=True).value
+    assert records.tobytes() == full[records["game"] - 100].tobytes()
+    kept = np.isin(full_moves["game"], records["game"])
+    assert moves.tobytes() == full_moves[kept].tobytes()
+
+
+# -- real signals on real processes ------------------------------------------------------------
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def _start(*extra: str, tmp_path: Path) -> subprocess.Popen[str]:
+    argv = [sys.executable, "-m", "numsweeper", "simulate", "--preset", "expert",
+            "--games", "2000000", "--chunk-size", "400", "--seed", "1", "--no-progress", *extra]
+    process = subprocess.Popen(
+        argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        start_new_session=True, cwd=tmp_path,
+    )
+    deadline = time.monotonic() + 30
+    while len(_children(process.pid)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    time.sleep(1.0)  # let the chunks get going
+    return process
+
+
+needs_proc = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+
+
+@needs_proc
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
+def test_no_worker_outlives_its_parent(sig: signal.Signals, tmp_path: Path) -> None:
+    process = _start("--workers", "2", tmp_path=tmp_path)
+    workers = [pid for pid in _children(process.pid) if _alive(pid)]
+    assert len(workers) >= 2
+    os.kill(process.pid, sig)
+    process.communicate(timeout=10)
+    deadline = time.monotonic() + 2.0
+    while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not [pid for pid in workers if _alive(pid)]
+
+
+@needs_proc
+def test_first_ctrl_c_stops_with_a_summary_that_matches_the_file(tmp_path: Path) -> None:
+    process = _start("--workers", "2", "--out", "runs.csv", tmp_path=tmp_path)
+    workers = _children(process.pid)
+    os.killpg(process.pid, signal.SIGINT)  # as a terminal does: the whole group
+    began = time.monotonic()
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 130, err
+    assert time.monotonic() - began < 10
+    games = next(line for line in out.splitlines() if line.startswith("games"))
+    count = int(games.split()[1])
+    assert games.endswith("of 2000000 (interrupted)") and count > 0
+    rows = [line for line in (tmp_path / "runs.csv").read_text().splitlines()
+            if not line.startswith("#")]
+    assert len(rows) == count + 1  # the header, then exactly the games counted
+    again = ns.SimulationResult.from_csv(tmp_path / "runs.csv")
+    assert again.games == count and again.interrupted
+    deadline = time.monotonic() + 2.0
+    while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not [pid for pid in workers if _alive(pid)]
+
+
+@needs_proc
+def test_second_ctrl_c_aborts_at_once(tmp_path: Path) -> None:
+    process = _start("--workers", "2", "--policy", "random", tmp_path=tmp_path)
+    os.killpg(process.pid, signal.SIGINT)
+    time.sleep(0.05)
+    os.killpg(process.pid, signal.SIGINT)
+    out, err = process.communicate(timeout=20)
+    assert process.returncode == 130
+    assert "aborted" in err or "interrupted" in out
+
+
+# -- dask --------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Any:
+    distributed = pytest.importorskip("dask.distributed")
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+        host="127.0.0.1",
+    ) as local, distributed.Client(local) as client:
+        yield local, client
+
+
+def test_dask_gives_the_records_of_one_process(cluster: Any) -> None:
+    _, client = cluster
+    serial = ns.simulate(600, 9, 9, 10, seed=11, chunk_size=50, trace=True)
+    spread = ns.simulate(
+        600, 9, 9, 10, seed=11, chunk_size=50, trace=True, executor=client.get_executor()
+    )
+    assert spread.records.tobytes() == serial.records.tobytes()
+    assert spread.moves.tobytes() == serial.moves.tobytes()  # type: ignore[union-attr]
+
+
+def test_dask_reschedules_the_chunks_of_a_killed_worker(cluster: Any) -> None:
+    local, client = cluster
+    serial = ns.simulate(3000, 16, 30, 99, seed=12, chunk_size=100)
+    pids = list(client.run(os.getpid).values())
+    executor = client.get_executor()
+    killed: list[int] = []
+
+    class KillOnce(ns.RandomPolicy):
+        pass
+
+    def kill_soon() -> None:
+        time.sleep(0.5)
+        os.kill(pids[0], signal.SIGKILL)
+        killed.append(pids[0])
+
+    import threading
+
+    killer = threading.Thread(target=kill_soon)
+    killer.start()
+    spread = ns.simulate(3000, 16, 30, 99, seed=12, chunk_size=100, executor=executor)
+    killer.join()
+    assert killed and spread.records.tobytes() == serial.records.tobytes()
+    client.wait_for_workers(2, timeout=60)
+
+
+def test_cli_runs_on_a_scheduler(cluster: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    from numsweeper.cli import main
+
+    local, _ = cluster
+    args = ["--preset", "beginner", "--seed", "5", "--no-progress"]
+    assert main(["simulate", "--games", "300", "--chunk-size", "50", *args]) == 0
+    serial = capsys.readouterr().out
+    assert main(["simulate", "--games", "300", "--chunk-size", "50", *args,
+                 "--scheduler", local.scheduler_address]) == 0
+    spread = capsys.readouterr().out
+    drop = ("games/s", "start-up")
+    assert [x for x in serial.splitlines() if not x.startswith(drop)] == [
+        x for x in spread.splitlines() if not x.startswith(drop)
+    ]
+    stats = ["stats", "--boards", "3000", "--chunk-size", "700", *args]
+    assert main(stats) == 0
+    one = capsys.readouterr().out
+    assert main([*stats, "--scheduler", local.scheduler_address]) == 0
+    two = capsys.readouterr().out
+    assert main([*stats, "--workers", "2"]) == 0
+    three = capsys.readouterr().out
+    keep = [x for x in one.splitlines() if not x.startswith("time")]
+    assert keep == [x for x in two.splitlines() if not x.startswith("time")]
+    assert keep == [x for x in three.splitlines() if not x.startswith("time")]
