@@ -106,6 +106,15 @@ class Policy(Protocol):
     array_like of int, shape (k, 2)
         ``(row, col)`` of a hidden, unflagged cell for each game.
 
+    Notes
+    -----
+    Two optional attributes: ``max_clicks`` (an int) ends each game after
+    that many reveals, and a method ``explain()`` returns, for the policy's
+    last call, ``(probabilities, guesses)``: arrays of shape ``(k,)`` with the
+    mine probability of each chosen cell (NaN where unknown) and whether the
+    choice was a guess.  A traced run (``simulate(..., trace=True)``) records
+    them with every move.
+
     Examples
     --------
     A policy that always reveals the first hidden cell in reading order:
