@@ -353,3 +353,27 @@ def test_cli_runs_on_a_scheduler(cluster: Any, capsys: pytest.CaptureFixture[str
     keep = [x for x in one.splitlines() if not x.startswith("time")]
     assert keep == [x for x in two.splitlines() if not x.startswith("time")]
     assert keep == [x for x in three.splitlines() if not x.startswith("time")]
+
+
+# -- start-up is timed apart -----------------------------------------------------------------
+
+
+def _nap() -> None:
+    time.sleep(0.3)
+
+
+def _square(index: int, value: int, *, hooks: Any = None) -> Any:
+    from numsweeper._runner import Done
+
+    return Done(value * value)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_warm_up_is_start_up_not_run_time(workers: int) -> None:
+    from numsweeper._runner import Runner
+
+    runner = Runner(workers, None, warm_up=_nap)
+    began = time.perf_counter()
+    out = dict(runner.run(_square, [(i, i) for i in range(6)]))
+    assert {i: done.value for i, done in out.items()} == {i: i * i for i in range(6)}
+    assert runner.startup >= 0.3 and runner.began >= began + 0.3
