@@ -66,7 +66,7 @@ def test_simulate_custom_board_rule_policy_and_csv(
         *("--chunk-size", "15", "--out", str(path)),
     )
     assert code == 0
-    assert field(out, "board") == "5x6, 4 mines, first click None"
+    assert field(out, "board") == "5x6, 4 mines, first click none"
     assert field(out, "policy") == "first_click_only"
     with open(path, newline="") as handle:  # the run's metadata comes first, as # lines
         rows = list(csv.DictReader(line for line in handle if not line.startswith("#")))
@@ -89,7 +89,7 @@ def test_stats_match_the_boards_they_stream(capsys: pytest.CaptureFixture[str]) 
     )
     parts = [board_stats(chunk) for chunk in chunks]
     lines = out.splitlines()
-    assert field(out, "board") == "16x16, 40 mines, first click 'opening' at (0, 0)"
+    assert field(out, "board") == "16x16, 40 mines, first click opening at (0, 0)"
     assert field(out, "boards") == "700"
     for label, key in (("3BV", "three_bv"), ("openings", "openings"), ("islands", "islands")):
         values = np.concatenate([p[key] for p in parts])
@@ -111,7 +111,7 @@ def _table(out: str) -> list[str]:
 
 def test_stats_without_a_rule_and_seed(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "stats", "--preset", "beginner", "--boards", "50")
-    assert code == 0 and field(out, "board") == "9x9, 10 mines, first click None"
+    assert code == 0 and field(out, "board") == "9x9, 10 mines, first click none"
     # the fresh seed is printed, with the chunk size, and repeats the run
     seed, chunks = field(out, "seed").split(" (chunks of ")
     assert chunks == f"{ns.batch.DEFAULT_CHUNK_SIZE:,})"
@@ -198,7 +198,12 @@ def test_an_out_path_that_fails_late_keeps_the_summary(
         (["simulate", "--workers", "0"], "argument --workers: must be >= 1, got 0"),
         (["simulate", "--preset", "huge"], "argument --preset: invalid choice: 'huge'"),
         (["simulate", "--rows", "5"], "--rows, --cols and --mines must be given together"),
-        (["simulate", "--rows", "3", "--cols", "3", "--mines", "1"], "at most 0 mines, got 1"),
+        (["simulate", "--rows", "3", "--cols", "3", "--mines", "1"], "mines must be in 0..0 for "
+         "a 3x3 board with first_click='opening', which keeps 9 cells mine-free, got 1"),
+        # The true limit for the rule, in the first message.
+        (["simulate", "--rows", "5", "--cols", "5", "--mines", "30"], "mines must be in 0..16"),
+        (["stats", "--rows", "5", "--cols", "5", "--mines", "30"], "mines must be in 0..24 for "
+         "a 5x5 board, got 30"),
         (["simulate", "--rows", "3", "--cols", "3", "--mines", "9", "--first-click", "none"],
          "mines must be in 0..8 for a 3x3 board, got 9"),
         (["simulate", "--policy", "greedy"], "argument --policy: invalid choice: 'greedy'"),
@@ -307,7 +312,7 @@ def test_stats_histograms_grow_with_the_values_not_the_board(
     # counters; the figures must not depend on how they are sized
     board = ["--rows", "2000", "--cols", "2000", "--mines", "1"]
     code, out, _ = run(capsys, "stats", *board, "--boards", "2", "--seed", "1")
-    assert code == 0 and field(out, "board") == "2000x2000, 1 mine, first click None"
+    assert code == 0 and field(out, "board") == "2000x2000, 1 mine, first click none"
     boards = ns.generate_boards(2, 2000, 2000, 1, seed=np.random.SeedSequence(1).spawn(1)[0])
     stats = board_stats(boards)
     row = field(out, "3BV").split()

@@ -616,7 +616,7 @@ def test_unknown_first_click_rule(rule: Any) -> None:
 
 @pytest.mark.parametrize("rule", [0, True, np.array(["safe", "x"]), ["safe"]])
 def test_a_first_click_rule_that_is_not_a_string(rule: Any) -> None:
-    with pytest.raises(TypeError, match="first_click must be None, 'safe' or 'opening', got"):
+    with pytest.raises(TypeError, match=r"first_click must be None \('none'\), 'safe' or 'opening', got"):
         ns.Game.new(9, 9, 10, first_click=rule)
     with pytest.raises(TypeError, match="first_click must be"):
         ns.generate_boards(2, 9, 9, 10, first_click=rule, click=(0, 0))
@@ -768,3 +768,15 @@ def test_a_game_snapshot_equals_one_made_by_hand() -> None:
     by_hand = ns.Snapshot(snap.cells.astype(np.int64), snap.state, snap.mines_left)
     assert snap == by_hand and hash(snap) == hash(by_hand)
     assert not snap.cells.flags.writeable and snap.cells.dtype == np.int8
+
+
+def test_first_click_none_is_spelled_the_same_everywhere() -> None:
+    # The command line says 'none'; the API takes it too and keeps None.
+    assert ns.Game.new(3, 3, 1, seed=0, first_click="none").first_click is None
+    assert ns.BatchGame.new(2, 3, 3, 1, seed=0, first_click="none").first_click is None
+    batch = ns.generate_boards(2, 3, 3, 1, seed=0, first_click="none")
+    assert batch.mines.sum() == 2
+    result = ns.simulate(10, 3, 3, 1, seed=0, first_click="none")
+    assert result.first_click is None and "first click none" in result.summary()
+    with pytest.raises(ns.InvalidBoardError, match="'None'"):
+        ns.Game.new(3, 3, 1, first_click="None")

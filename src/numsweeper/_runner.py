@@ -199,8 +199,8 @@ class Runner:
         started = time.perf_counter()
         if self.warm_up is not None:
             self.warm_up()
+            self.startup = time.perf_counter() - started
         self.began = time.perf_counter()
-        self.startup = self.began - started
         hooks = Hooks(report=self.on_progress, stopping=lambda: self.interrupted)
         for task in tasks:
             if self.interrupted:

@@ -21,8 +21,11 @@ Index: TypeAlias = "int | np.integer[Any]"
 
 
 def count_text(n: int, noun: str) -> str:
-    """``'1 mine'``, ``'2 mines'``: a count with its noun, for reprs and messages."""
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+    """``'1 mine'``, ``'2 mines'``, ``'250,000 mines'``: a count with its noun.
+
+    Every repr, caption and message counts this way, thousands separated.
+    """
+    return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
 
 
 def check_int(value: Any, name: str) -> int:
@@ -112,12 +115,31 @@ def check_dims(rows: Any, cols: Any, mines: Any) -> tuple[int, int, int]:
     return r, c, m
 
 
-def check_first_click(rule: Any) -> None:
-    """Reject an unknown first-click rule (InvalidBoardError, or TypeError for a non-string)."""
+def first_click_rule(rule: Any) -> str | None:
+    """A first-click rule as the library keeps it: None, 'safe' or 'opening'.
+
+    ``'none'`` (the command line's spelling) means None.  An unknown rule
+    raises InvalidBoardError, a non-string TypeError.
+    """
     if rule is not None and not isinstance(rule, str):
-        raise TypeError(f"first_click must be None, 'safe' or 'opening', got {rule!r}")
+        raise TypeError(f"first_click must be None ('none'), 'safe' or 'opening', got {rule!r}")
+    if rule == "none":
+        return None
     if rule not in FIRST_CLICK_RULES:
-        raise InvalidBoardError(f"first_click must be None, 'safe' or 'opening', got {rule!r}")
+        raise InvalidBoardError(
+            f"first_click must be None ('none'), 'safe' or 'opening', got {rule!r}"
+        )
+    return rule
+
+
+def check_first_click(rule: Any) -> None:
+    """Reject an unknown first-click rule; see :func:`first_click_rule`."""
+    first_click_rule(rule)
+
+
+def rule_text(rule: str | None) -> str:
+    """A first-click rule as every command prints it: ``none``, ``safe`` or ``opening``."""
+    return "none" if rule is None else rule
 
 
 def first_click_area(rows: int, cols: int, rule: str | None) -> int:
@@ -129,15 +151,36 @@ def first_click_area(rows: int, cols: int, rule: str | None) -> int:
     return 0
 
 
+def check_board(
+    rows: Any, cols: Any, mines: Any, first_click: Any = None
+) -> tuple[int, int, int, str | None]:
+    """Validate a board and its first-click rule; return them, the rule normalized.
+
+    The mine count is checked against the true limit for the rule in one
+    message: at least one safe cell, and the cells the rule keeps mine-free
+    wherever the first click lands.
+    """
+    r = check_int(rows, "rows")
+    c = check_int(cols, "cols")
+    m = check_int(mines, "mines")
+    if r < 1:
+        raise InvalidBoardError(f"rows must be >= 1, got {r}")
+    if c < 1:
+        raise InvalidBoardError(f"cols must be >= 1, got {c}")
+    rule = first_click_rule(first_click)
+    keep = first_click_area(r, c, rule)
+    most = r * c - max(keep, 1)
+    if not 0 <= m <= most:
+        board = f"a {r}x{c} board"
+        if keep > 1:
+            board += f" with first_click={rule!r}, which keeps {keep} cells mine-free"
+        raise InvalidBoardError(f"mines must be in 0..{most} for {board}, got {m}")
+    return r, c, m, rule
+
+
 def check_first_click_fits(rows: int, cols: int, mines: int, rule: str | None) -> None:
     """Raise unless the rule can be honoured wherever the first click lands."""
-    check_first_click(rule)
-    keep = first_click_area(rows, cols, rule)
-    if mines > rows * cols - keep:
-        raise InvalidBoardError(
-            f"first_click={rule!r} needs {keep} mine-free cells, so a {rows}x{cols} "
-            f"board holds at most {rows * cols - keep} mines, got {mines}"
-        )
+    check_board(rows, cols, mines, rule)
 
 
 def preset_dims(name: Any) -> tuple[int, int, int]:

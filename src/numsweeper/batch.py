@@ -33,8 +33,8 @@ from numpy.typing import ArrayLike, NDArray
 from ._kernels import adjacent_counts_stack
 from ._rules import safe_zones
 from ._validate import (
+    check_board,
     check_dims,
-    check_first_click_fits,
     check_int,
     count_text,
     make_seed_sequence,
@@ -189,8 +189,7 @@ def _check(
     n = check_int(n, "n")
     if n < 0:
         raise InvalidBoardError(f"n must be >= 0, got {n}")
-    rows, cols, mines = check_dims(rows, cols, mines)
-    check_first_click_fits(rows, cols, mines, first_click)
+    rows, cols, mines, first_click = check_board(rows, cols, mines, first_click)
     if first_click is None:
         if click is not None:
             raise TypeError(f"click={click!r} needs a first_click rule ('safe' or 'opening')")

@@ -20,8 +20,8 @@ from . import _rules as rules
 from ._kernels import visible_cells, visible_in_progress
 from ._rules import IN_PROGRESS, LOST, WON, GameArrays, MoveStatus, safe_zones
 from ._validate import (
+    check_board,
     check_dims,
-    check_first_click_fits,
     check_int,
     count_text,
     preset_dims,
@@ -220,8 +220,7 @@ class BatchGame:
         n = check_int(n, "n")
         if n < 0:
             raise InvalidBoardError(f"n must be >= 0, got {n}")
-        rows, cols, mines = check_dims(rows, cols, mines)
-        check_first_click_fits(rows, cols, mines, first_click)
+        rows, cols, mines, first_click = check_board(rows, cols, mines, first_click)
         dealer = _strategy(strategy, seed)
         if first_click is None:
             a = GameArrays.laid(place_boards(dealer, n, rows, cols, mines))

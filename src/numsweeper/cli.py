@@ -24,11 +24,11 @@ from . import __version__
 from ._constants import PRESETS
 from ._runner import Done, Hooks, Runner
 from ._validate import (
-    check_dims,
-    check_first_click_fits,
+    check_board,
     count_text,
     non_negative_int,
     positive_int,
+    rule_text,
 )
 from .batch import DEFAULT_CHUNK_SIZE, generate_boards
 from .errors import MinesweeperError
@@ -89,8 +89,7 @@ def _board(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[i
     else:
         dims = PRESETS[args.preset]
     try:
-        rows, cols, mines = check_dims(*dims)
-        check_first_click_fits(rows, cols, mines, _RULES[args.first_click])
+        rows, cols, mines, _ = check_board(*dims, args.first_click)
     except MinesweeperError as exc:
         parser.error(str(exc))
     return rows, cols, mines
@@ -171,9 +170,7 @@ def _executor(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Iter
         yield client.get_executor()
 
 
-def _check_out(
-    parser: argparse.ArgumentParser, out: str | None, option: str = "--out"
-) -> None:
+def _check_out(parser: argparse.ArgumentParser, out: str | None, option: str = "--out") -> None:
     """Refuse an output path that cannot be written before any game is played."""
     if out is None:
         return
@@ -377,7 +374,8 @@ def _stats_report(
     click = "" if args.click is None or rule is None else f" at {tuple(args.click)}"
     rate = done / elapsed if elapsed > 0 else math.inf
     lines = [
-        f"{'board':<9} {rows}x{cols}, {count_text(mines, 'mine')}, first click {rule!r}{click}",
+        f"{'board':<9} {rows}x{cols}, {count_text(mines, 'mine')}, first click {rule_text(rule)}"
+        f"{click}",
         f"{'boards':<9} {done:,}"
         + (f" of {args.boards:,} (interrupted)" if done < args.boards else ""),
         f"{'seed':<9} {args.seed} (chunks of {args.chunk_size:,})",
@@ -476,7 +474,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     >>> from numsweeper.cli import main
     >>> main(["simulate", "--preset", "beginner", "--games", "200", "--seed", "7"])
     ... # doctest: +ELLIPSIS
-    board        9x9, 10 mines, first click 'opening'
+    board        9x9, 10 mines, first click opening
     policy       random
     games        200
     ...

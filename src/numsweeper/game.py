@@ -22,8 +22,7 @@ from ._kernels import visible_cells, visible_in_progress
 from ._rules import LOST, WON, GameArrays, Outcome, Window, cells_of, safe_zones
 from ._validate import (
     Index,
-    check_dims,
-    check_first_click_fits,
+    check_board,
     check_int,
     count_text,
     preset_dims,
@@ -422,8 +421,7 @@ class Game:
         >>> len(game.reveal(4, 4)) > 1
         True
         """
-        rows, cols, mines = check_dims(rows, cols, mines)
-        check_first_click_fits(rows, cols, mines, first_click)
+        rows, cols, mines, first_click = check_board(rows, cols, mines, first_click)
         if strategy is not None and seed is not None:
             raise TypeError("give strategy or seed, not both")
         if strategy is None:

@@ -31,7 +31,7 @@ from numpy.typing import NDArray
 from ._constants import HIDDEN
 from ._kernels import three_bv_solved
 from ._runner import Done, Hooks, Runner
-from ._validate import check_dims, check_first_click_fits, check_int, count_text
+from ._validate import check_board, check_int, count_text, rule_text
 from .batch import _root_seed_sequence
 from .batchgame import BatchGame
 from .errors import InvalidBoardError, _from_ctrl_c
@@ -300,6 +300,20 @@ def _check_policy(policy: Any, first_click: str | None) -> None:
         raise TypeError(f"policy must be a name or a callable, got {policy!r}")
 
 
+def _check_picklable(value: Any, what: str) -> None:
+    """Worker processes receive the policy and strategy pickled: say so when they cannot be."""
+    if value is None or isinstance(value, str):
+        return
+    try:
+        pickle.dumps(value)
+    except (pickle.PicklingError, AttributeError, TypeError) as exc:
+        raise TypeError(
+            f"the {what} {_policy_name(value)!r} cannot be sent to worker processes ({exc}); "
+            "define it at the top level of a module (not a lambda or a function defined "
+            "inside another), or use workers=1"
+        ) from None
+
+
 def _policy_name(policy: str | Policy) -> str:
     if isinstance(policy, str):
         return policy
@@ -429,7 +443,7 @@ class SimulationResult:
         --------
         >>> import numsweeper as ns
         >>> print(ns.simulate(500, 9, 9, 10, seed=1).summary())  # doctest: +ELLIPSIS
-        board        9x9, 10 mines, first click 'opening'
+        board        9x9, 10 mines, first click opening
         policy       random
         games        500
         win rate     ...% (95% CI ...% to ...%)
@@ -461,15 +475,15 @@ class SimulationResult:
             (
                 "board",
                 f"{self.rows}x{self.cols}, {count_text(self.mines, 'mine')}, "
-                f"first click {self.first_click!r}",
+                f"first click {rule_text(self.first_click)}",
             ),
             ("policy", self.policy),
             ("games", games),
             *rates,
             ("games/s", f"{self.games_per_second:,.0f}"),
             *(
-                [("start-up", f"{self.startup:.1f} s (workers, compiling; not in games/s)")]
-                if self.startup >= 0.5
+                [("start-up", f"{self.startup:.1f} s (not in games/s)")]
+                if self.startup > 0
                 else []
             ),
             ("seed", self._seed_text()),
@@ -1136,8 +1150,7 @@ def simulate(
     games = check_int(games, "games")
     if games < 0:
         raise ValueError(f"games must be >= 0, got {games}")
-    rows, cols, mines = check_dims(rows, cols, mines)
-    check_first_click_fits(rows, cols, mines, first_click)
+    rows, cols, mines, first_click = check_board(rows, cols, mines, first_click)
     workers = check_int(workers, "workers")
     if workers < 1:
         raise ValueError(f"workers must be >= 1, got {workers}")
@@ -1149,6 +1162,9 @@ def simulate(
     _check_policy(policy, first_click)
     if strategy is not None:
         check_strategy(strategy)
+    if executor is None and workers > 1:
+        _check_picklable(policy, "policy")
+        _check_picklable(strategy, "strategy")
     bar = _Bar(games) if progress else None
 
     root = _root_seed_sequence(seed)
