@@ -16,7 +16,7 @@ import pytest
 NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("*.ipynb"))
 
 # Public modules a notebook may import besides the package itself.
-PUBLIC_MODULES = {"plot", "solver", "metrics"}
+PUBLIC_MODULES = {"plot", "solver", "metrics", "envs", "datasets"}
 
 
 def load(path: Path) -> dict:  # type: ignore[type-arg]
@@ -34,6 +34,7 @@ def test_there_are_notebooks() -> None:
         "02_board_statistics.ipynb",
         "03_large_grids.ipynb",
         "04_solver.ipynb",
+        "05_learning.ipynb",
     } <= names
 
 

@@ -1,0 +1,639 @@
+"""Labelled positions for supervised learning: what a player saw, and what was true.
+
+:func:`positions` plays games with a policy and keeps positions along the
+way.  Each position comes with three arrays to train on directly: the
+visible board, the **exact** mine probability of every hidden cell given
+what is visible (from :func:`numsweeper.solver.analyze`), and the true
+mines.  The probabilities are the best any model of the visible board can
+do: a model trained on the true mines converges to them, and one trained on
+the probabilities themselves gets there with less noise.
+
+Sampling
+--------
+A position is the visible board when the policy chooses a reveal, from the
+second reveal of a game on (before the first one every cell is hidden and,
+under a first-click rule, the mines are not laid yet), while the game is in
+progress.  ``sample`` decides which positions are kept:
+
+``'game'`` (default)
+    One position per game, uniformly at random among that game's positions
+    (a reservoir of one), so positions are independent and each game counts
+    once, long or short.  A game won or lost at its first reveal has no
+    position and gives none.
+``'move'``
+    Every position of every game: many more positions per game played, but
+    positions of one game are strongly correlated, and long games (mostly
+    won ones) give more of them.
+
+Class balance: mines are the minority class, though a larger share of the
+hidden cells than of the board, since openings and reveals remove safe cells
+first.  The policy moves the balance far more than the scheme does: the
+random policy's games end within a few moves, while the solver's reach late
+positions where many hidden cells are mines and many are certain.  The share
+of mines among the hidden cells of the kept positions, and the share of
+hidden cells whose probability is 0 or 1 (150 to 300 games per row, first
+click ``'opening'``, seed 5):
+
+============  ======  ================  ================
+board         policy  'game': mines,    'move': mines,
+                      certain           certain
+============  ======  ================  ================
+beginner      solver  0.38, 0.59        0.37, 0.56
+beginner      random  0.26, 0.38        0.26, 0.41
+intermediate  solver  0.33, 0.30        0.33, 0.31
+intermediate  random  0.21, 0.15        0.21, 0.16
+expert        solver  0.33, 0.20        0.37, 0.25
+expert        random  0.22, 0.05        0.23, 0.05
+============  ======  ================  ================
+
+``'move'`` gives about 17, 80 and 190 positions per solver game on these
+boards, but a game's positions share one layout and most of their cells:
+count games, not positions, when judging how much a sample says.  Use the
+``game`` array to weigh or split by game.
+
+Reproducibility
+---------------
+Games are played in chunks of ``chunk_size`` games.  Chunk ``i`` is seeded
+by child ``i`` of the root ``SeedSequence(seed)``, which it splits into the
+seeds of its boards, its policy and its sampling; it plays with its own
+fresh policy.  The positions therefore depend only on the arguments (and
+``chunk_size``), and memory stays at one chunk of games besides the result.
+:func:`iter_positions` yields the chunks one by one, to stream a dataset
+larger than memory to files.
+
+Examples
+--------
+>>> import numpy as np
+>>> from numsweeper.datasets import positions
+>>> data = positions(100, 9, 9, 10, seed=0)
+>>> data.visible.shape, data.probabilities.dtype, data.mines.dtype
+((100, 9, 9), dtype('float32'), dtype('bool'))
+>>> hidden = data.visible < 0
+>>> bool(np.isnan(data.probabilities[~hidden]).all())
+True
+>>> p = data.probabilities[hidden]
+>>> bool(abs(p.mean() - data.mines[hidden].mean()) < 0.05)  # calibrated
+True
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any, Final
+
+import numpy as np
+from numpy.typing import NDArray
+
+from . import HIDDEN, BatchGame, InvalidBoardError, RandomPolicy
+from .solver import SolverPolicy, analyze
+
+__all__ = ["SAMPLES", "Positions", "iter_positions", "load_positions", "positions"]
+
+#: The sampling schemes of :func:`positions`.
+SAMPLES: Final = ("game", "move")
+
+#: Version of the ``.npz`` layout that :meth:`Positions.to_npz` writes.
+FORMAT: Final = 1
+
+# Chunks in a row without a position after which a run gives up: every game
+# of such a board ends at its first reveal (no mines, or no safe cell left).
+_EMPTY_CHUNKS = 100
+
+_POLICIES: Final = ("solver", "random")
+
+_ARRAYS: Final = ("visible", "probabilities", "mines", "game", "move", "exact")
+
+
+@dataclass(frozen=True, eq=False)
+class Positions:
+    """Positions of played games, labelled with exact probabilities and the true mines.
+
+    Attributes
+    ----------
+    visible : ndarray of int8, shape (n, rows, cols)
+        What the player saw: counts ``0..8`` and :data:`~numsweeper.HIDDEN`
+        (no flags: the policies only reveal).
+    probabilities : ndarray of float32, shape (n, rows, cols)
+        The exact probability that each hidden cell is a mine, given the
+        visible board and the mine count, every consistent layout equally
+        likely; NaN where revealed.
+    mines : ndarray of bool, shape (n, rows, cols)
+        The true mines.
+    game : ndarray of int64, shape (n,)
+        The game each position comes from (its index in the run).
+    move : ndarray of int64, shape (n,)
+        Reveals the game had made before the position (at least 1).
+    exact : ndarray of bool, shape (n,)
+        False where :func:`~numsweeper.solver.analyze` had to relax a
+        component too large to count (see its ``max_states``); the
+        probabilities of that position are then approximate.
+    rows, cols, mine_count : int
+        The board.
+    first_click : {None, 'safe', 'opening'}
+        The first-click rule of the games.
+    policy : str
+        Who played (a name, or a callable's name).
+    sample : {'game', 'move'}
+        Which positions were kept; see :mod:`numsweeper.datasets`.
+    seed : int or tuple of int
+        Entropy of the root ``SeedSequence``: with the same arguments and
+        ``chunk_size`` it gives the same positions.  (A run given a
+        SeedSequence with a spawn key, or children already spawned, is
+        repeated by passing that SeedSequence again.)
+    chunk_size : int
+        Games per chunk.
+
+    Examples
+    --------
+    >>> from numsweeper.datasets import positions
+    >>> data = positions(5, 9, 9, 10, seed=1, sample="move")
+    >>> len(data), data.game.tolist(), data.move.tolist()
+    (5, [0, 0, 0, 0, 0], [1, 2, 3, 4, 5])
+    """
+
+    visible: NDArray[np.int8]
+    probabilities: NDArray[np.float32]
+    mines: NDArray[np.bool_]
+    game: NDArray[np.int64]
+    move: NDArray[np.int64]
+    exact: NDArray[np.bool_]
+    rows: int
+    cols: int
+    mine_count: int
+    first_click: str | None
+    policy: str
+    sample: str
+    seed: int | tuple[int, ...]
+    chunk_size: int
+
+    def __len__(self) -> int:
+        return len(self.visible)
+
+    def __repr__(self) -> str:
+        return (
+            f"<Positions: {len(self)} of {self.rows}x{self.cols}/{self.mine_count}, "
+            f"policy={self.policy!r}, sample={self.sample!r}, seed={self.seed}>"
+        )
+
+    def to_npz(self, path: str | os.PathLike[str], *, compressed: bool = True) -> None:
+        """Write the positions to an ``.npz`` file that loads without pickle.
+
+        Parameters
+        ----------
+        path : str or path-like
+            The file (overwritten); numpy adds ``.npz`` if it is missing.
+        compressed : bool
+            Deflate the arrays (visible boards and mines shrink several times).
+
+        See Also
+        --------
+        load_positions : read it back.
+
+        Examples
+        --------
+        >>> import pathlib, tempfile
+        >>> from numsweeper.datasets import load_positions, positions
+        >>> data = positions(20, 9, 9, 10, seed=2)
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "positions.npz"
+        >>> data.to_npz(path)
+        >>> back = load_positions(path)
+        >>> bool((back.mines == data.mines).all()), back.seed, back.policy
+        (True, 2, 'solver')
+        """
+        meta = {
+            "format": FORMAT,
+            "rows": self.rows,
+            "cols": self.cols,
+            "mine_count": self.mine_count,
+            "first_click": self.first_click,
+            "policy": self.policy,
+            "sample": self.sample,
+            "seed": self.seed,
+            "chunk_size": self.chunk_size,
+        }
+        arrays = {name: getattr(self, name) for name in _ARRAYS}
+        save = np.savez_compressed if compressed else np.savez
+        save(path, meta=np.array(json.dumps(meta)), **arrays)
+
+
+def load_positions(path: str | os.PathLike[str]) -> Positions:
+    """Read positions written by :meth:`Positions.to_npz` (never unpickles).
+
+    Parameters
+    ----------
+    path : str or path-like
+
+    Returns
+    -------
+    Positions
+
+    Raises
+    ------
+    ValueError
+        If the file is not a positions file of a known format, or its arrays
+        disagree in shape or type.
+    """
+    with np.load(path, allow_pickle=False) as data:
+        names = set(data.files)
+        missing = sorted({"meta", *_ARRAYS} - names)
+        if missing:
+            raise ValueError(f"{os.fspath(path)!r} is not a positions file: no {missing[0]!r}")
+        meta = json.loads(str(data["meta"]))
+        arrays = {name: data[name] for name in _ARRAYS}
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise ValueError(f"{os.fspath(path)!r} has an unknown format: {meta!r}")
+    n = len(arrays["visible"])
+    board = (n, meta["rows"], meta["cols"])
+    expected = {
+        "visible": (np.int8, board),
+        "probabilities": (np.float32, board),
+        "mines": (np.bool_, board),
+        "game": (np.int64, (n,)),
+        "move": (np.int64, (n,)),
+        "exact": (np.bool_, (n,)),
+    }
+    for name, (dtype, shape) in expected.items():
+        array = arrays[name]
+        if array.dtype != dtype or array.shape != shape:
+            raise ValueError(
+                f"{os.fspath(path)!r}: {name} is {array.dtype} {array.shape}, "
+                f"expected {np.dtype(dtype)} {shape}"
+            )
+    seed = meta["seed"]
+    return Positions(
+        **arrays,
+        rows=meta["rows"],
+        cols=meta["cols"],
+        mine_count=meta["mine_count"],
+        first_click=meta["first_click"],
+        policy=meta["policy"],
+        sample=meta["sample"],
+        seed=tuple(seed) if isinstance(seed, list) else seed,
+        chunk_size=meta["chunk_size"],
+    )
+
+
+Policy = Callable[[NDArray[np.int8], NDArray[np.int64], np.random.Generator], Any]
+
+
+def positions(
+    n: int,
+    rows: int,
+    cols: int,
+    mines: int,
+    *,
+    seed: Any = None,
+    first_click: str | None = "opening",
+    policy: str | Policy = "solver",
+    sample: str = "game",
+    chunk_size: int = 256,
+) -> Positions:
+    """Play games and keep ``n`` labelled positions along the way.
+
+    Parameters
+    ----------
+    n : int
+        Positions to keep, ``n >= 0``.
+    rows, cols, mines : int
+        The board, as for :meth:`Game.new <numsweeper.Game.new>`.
+    seed : None, int, SeedSequence or Generator
+        Root of all randomness (a SeedSequence is copied, never spawned
+        from).  ``None`` draws fresh entropy, recorded in the result.
+    first_click : {'opening', 'safe', None}
+        The first-click rule of the games.
+    policy : {'solver', 'random'} or callable
+        Who plays: :class:`numsweeper.solver.SolverPolicy`,
+        :class:`numsweeper.RandomPolicy`, or a callable following the
+        :class:`numsweeper.Policy` protocol (every chunk plays with a deep
+        copy of it, when it can be copied).
+    sample : {'game', 'move'}
+        Keep one position per game, or every position; see
+        :mod:`numsweeper.datasets`.
+    chunk_size : int
+        Games per chunk, at least 1.
+
+    Returns
+    -------
+    Positions
+        The first ``n`` positions of the run, in the order of the games
+        (and of the moves within a game).
+
+    Raises
+    ------
+    InvalidBoardError
+        For a bad board, too many mines for the rule, or a negative seed.
+    ValueError
+        For an unknown rule, policy or sample, a count out of range, a board
+        whose games all end at their first reveal, or a policy that chooses a
+        cell that is not hidden.
+    TypeError
+        For a count that is not an integer, or a seed numpy cannot use.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numsweeper.datasets import positions
+    >>> data = positions(50, 16, 16, 40, seed=3, policy="random")
+    >>> len(data), data.policy, data.sample
+    (50, 'random', 'game')
+    >>> again = positions(50, 16, 16, 40, seed=3, policy="random")
+    >>> bool(np.array_equal(again.probabilities, data.probabilities, equal_nan=True))
+    True
+    """
+    chunks = iter_positions(
+        n,
+        rows,
+        cols,
+        mines,
+        seed=seed,
+        first_click=first_click,
+        policy=policy,
+        sample=sample,
+        chunk_size=chunk_size,
+    )
+    first = next(chunks)
+    shape = (n, first.rows, first.cols)
+    out: dict[str, NDArray[Any]] = {
+        "visible": np.empty(shape, dtype=np.int8),
+        "probabilities": np.empty(shape, dtype=np.float32),
+        "mines": np.empty(shape, dtype=bool),
+        "game": np.empty(n, dtype=np.int64),
+        "move": np.empty(n, dtype=np.int64),
+        "exact": np.empty(n, dtype=bool),
+    }
+    start = 0
+    for chunk in (first, *chunks):
+        stop = start + len(chunk)
+        for name, array in out.items():
+            array[start:stop] = getattr(chunk, name)
+        start = stop
+    return Positions(
+        **out,
+        rows=first.rows,
+        cols=first.cols,
+        mine_count=first.mine_count,
+        first_click=first.first_click,
+        policy=first.policy,
+        sample=first.sample,
+        seed=first.seed,
+        chunk_size=first.chunk_size,
+    )
+
+
+def iter_positions(
+    n: int,
+    rows: int,
+    cols: int,
+    mines: int,
+    *,
+    seed: Any = None,
+    first_click: str | None = "opening",
+    policy: str | Policy = "solver",
+    sample: str = "game",
+    chunk_size: int = 256,
+) -> Iterator[Positions]:
+    """Stream the positions of :func:`positions`, one chunk of games at a time.
+
+    Takes the arguments of :func:`positions` and yields the positions of
+    each chunk of ``chunk_size`` games (the last one cut so that they add up
+    to ``n``), so that a dataset larger than memory can be written chunk by
+    chunk.  With ``n == 0`` it yields one empty chunk, which carries the
+    run's settings.  All arguments are checked when it is called.
+
+    Yields
+    ------
+    Positions
+
+    Examples
+    --------
+    Without a first-click rule some games are lost at their first reveal and
+    give no position, so chunks of 100 games give fewer than 100:
+
+    >>> from numsweeper.datasets import iter_positions, positions
+    >>> chunks = list(iter_positions(300, 9, 9, 10, seed=4, chunk_size=100, first_click=None))
+    >>> [len(c) for c in chunks], chunks[3].game[:3].tolist()
+    ([89, 89, 90, 32], [302, 303, 305])
+    >>> whole = positions(300, 9, 9, 10, seed=4, chunk_size=100, first_click=None)
+    >>> bool((whole.visible[89:178] == chunks[1].visible).all())
+    True
+    """
+    n = _count(n, "n", 0)
+    chunk_size = _count(chunk_size, "chunk_size", 1)
+    BatchGame.new(0, rows, cols, mines, first_click=first_click)  # the engine's checks
+    rows, cols, mines = int(rows), int(cols), int(mines)
+    if sample not in SAMPLES:
+        raise ValueError(f"sample must be one of {SAMPLES}, got {sample!r}")
+    if isinstance(policy, str):
+        if policy not in _POLICIES:
+            raise ValueError(f"unknown policy {policy!r}; choose one of {', '.join(_POLICIES)}")
+        name = policy
+    elif callable(policy):
+        name = str(getattr(policy, "__name__", type(policy).__name__))
+    else:
+        raise TypeError(f"policy must be a name or a callable, got {policy!r}")
+    root = _root(seed)
+    entropy = root.entropy
+    assert entropy is not None  # SeedSequence draws fresh entropy for None
+    settings = {
+        "rows": rows,
+        "cols": cols,
+        "mine_count": mines,
+        "first_click": first_click,
+        "policy": name,
+        "sample": sample,
+        "seed": (
+            int(entropy)
+            if isinstance(entropy, (int, np.integer))
+            else tuple(int(v) for v in entropy)
+        ),
+        "chunk_size": chunk_size,
+    }
+    return _chunks(n, root, policy, settings)
+
+
+def _chunks(
+    n: int, root: np.random.SeedSequence, policy: str | Policy, settings: dict[str, Any]
+) -> Iterator[Positions]:
+    rows, cols, mines = settings["rows"], settings["cols"], settings["mine_count"]
+    if n == 0:
+        yield _labelled([], np.zeros((0, rows, cols), dtype=bool), [], [], 0, settings)
+        return
+    left, chunk, empty = n, 0, 0
+    while left:
+        (child,) = root.spawn(1)
+        played = _play(child, policy, settings)
+        first_game = chunk * settings["chunk_size"]
+        found = _labelled(*played, first_game=first_game, settings=settings, limit=left)
+        empty = 0 if len(found) else empty + 1
+        if empty == _EMPTY_CHUNKS:
+            raise ValueError(
+                f"no position in {_EMPTY_CHUNKS * settings['chunk_size']} games: every game "
+                f"of {rows}x{cols} with {mines} mines ends at its first reveal"
+            )
+        if len(found):
+            left -= len(found)
+            yield found
+        chunk += 1
+
+
+def _play(
+    seed: np.random.SeedSequence, policy: str | Policy, settings: dict[str, Any]
+) -> tuple[
+    list[NDArray[np.int8]], NDArray[np.bool_], list[NDArray[np.int64]], list[NDArray[np.int64]]
+]:
+    """Play one chunk of games: its kept positions, the layouts, and the game
+    (in the chunk) and move of each position."""
+    size, rows, cols = settings["chunk_size"], settings["rows"], settings["cols"]
+    board_seed, policy_seed, sample_seed = seed.spawn(3)
+    player = _player(policy, settings["first_click"])
+    rng = np.random.default_rng(policy_seed)
+    pick = np.random.default_rng(sample_seed)
+    games = BatchGame.new(
+        size,
+        rows,
+        cols,
+        settings["mine_count"],
+        seed=board_seed,
+        first_click=settings["first_click"],
+    )
+    every = settings["sample"] == "move"
+    kept: list[NDArray[np.int8]] = []
+    kept_games: list[NDArray[np.int64]] = []
+    kept_moves: list[NDArray[np.int64]] = []
+    # 'game': a reservoir of one position per game
+    reservoir = np.zeros((size if not every else 0, rows, cols), dtype=np.int8)
+    seen = np.zeros(size, dtype=np.int64)
+    chosen = np.zeros(size, dtype=np.int64)
+    r = np.zeros(size, dtype=np.intp)
+    c = np.zeros(size, dtype=np.intp)
+    while True:
+        moving = games.in_progress
+        live = np.flatnonzero(moving)
+        if not live.size:
+            break
+        visible = games.visible_of(live)
+        moves = games.clicks[live]
+        started = moves > 0
+        g, v = live[started], visible[started]
+        if every:
+            kept.append(v)
+            kept_games.append(g)
+            kept_moves.append(moves[started])
+        else:
+            seen[g] += 1
+            take = pick.random(g.size) * seen[g] < 1
+            reservoir[g[take]] = v[take]
+            chosen[g[take]] = moves[started][take]
+        cells = np.asarray(player(visible, games.mines_left[live], rng))
+        _check_cells(cells, visible, settings["policy"])
+        r[live], c[live] = cells[:, 0], cells[:, 1]
+        games.reveal(r, c, active=moving)
+    layouts = np.asarray(games.mines)
+    if every:
+        return kept, layouts, kept_games, kept_moves
+    have = np.flatnonzero(seen)
+    return [reservoir[have]], layouts, [have], [chosen[have]]
+
+
+def _labelled(
+    visible: list[NDArray[np.int8]],
+    layouts: NDArray[np.bool_],
+    games: list[NDArray[np.int64]],
+    moves: list[NDArray[np.int64]],
+    first_game: int,
+    settings: dict[str, Any],
+    limit: int | None = None,
+) -> Positions:
+    """The first ``limit`` positions in the order of games and moves, with
+    their probabilities (the others are never analysed).
+
+    ``games`` index ``layouts``; the run numbers them from ``first_game``.
+    """
+    rows, cols = settings["rows"], settings["cols"]
+    cells = np.concatenate(visible) if visible else np.zeros((0, rows, cols), dtype=np.int8)
+    game = np.concatenate(games).astype(np.int64) if games else np.zeros(0, dtype=np.int64)
+    move = np.concatenate(moves).astype(np.int64) if moves else np.zeros(0, dtype=np.int64)
+    order = np.lexsort((move, game))[:limit]
+    cells, game, move = cells[order], game[order], move[order]
+    probabilities = np.empty(cells.shape, dtype=np.float32)
+    exact = np.empty(len(cells), dtype=bool)
+    for i, board in enumerate(cells):
+        analysis = analyze(board, settings["mine_count"])
+        probabilities[i] = analysis.probabilities
+        exact[i] = analysis.exact
+    return Positions(
+        visible=cells,
+        probabilities=probabilities,
+        mines=layouts[game],
+        game=game + first_game,
+        move=move,
+        exact=exact,
+        **settings,
+    )
+
+
+def _player(policy: str | Policy, first_click: str | None) -> Policy:
+    """A fresh policy for one chunk."""
+    if policy == "solver":
+        return SolverPolicy(first_click=first_click)
+    if policy == "random":
+        return RandomPolicy()
+    assert callable(policy)
+    try:
+        return copy.deepcopy(policy)
+    except (TypeError, copy.Error):
+        return policy  # not copyable: shared, as the caller passed it
+
+
+def _check_cells(cells: NDArray[Any], visible: NDArray[np.int8], name: str) -> None:
+    """A policy must name a hidden, unflagged cell of every game."""
+    k, rows, cols = visible.shape
+    if cells.shape != (k, 2) or cells.dtype == bool or not np.issubdtype(cells.dtype, np.integer):
+        raise ValueError(
+            f"policy {name!r} must return an int array of shape ({k}, 2), "
+            f"got {cells.dtype} {cells.shape}"
+        )
+    r, c = cells[:, 0], cells[:, 1]
+    off = (r < 0) | (r >= rows) | (c < 0) | (c >= cols)
+    bad = off.copy()
+    bad[~off] = visible[np.flatnonzero(~off), r[~off], c[~off]] != HIDDEN
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise ValueError(
+            f"policy {name!r} chose ({int(r[i])}, {int(c[i])}), "
+            "which is not a hidden cell of its game"
+        )
+
+
+def _count(value: Any, name: str, low: int) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer, got {value!r}")
+    if value < low:
+        raise ValueError(f"{name} must be >= {low}, got {value!r}")
+    return int(value)
+
+
+def _root(seed: Any) -> np.random.SeedSequence:
+    """A fresh root SeedSequence: a copy of a given one, one draw from a Generator."""
+    if isinstance(seed, np.random.SeedSequence):
+        return np.random.SeedSequence(
+            seed.entropy,
+            spawn_key=seed.spawn_key,
+            pool_size=seed.pool_size,
+            n_children_spawned=seed.n_children_spawned,
+        )
+    if isinstance(seed, np.random.Generator):
+        return np.random.SeedSequence(int(seed.integers(0, 2**63)))
+    kinds = f"seed must be None, an integer >= 0, a SeedSequence or a Generator, got {seed!r}"
+    if isinstance(seed, (bool, np.bool_)):
+        raise TypeError(kinds)
+    try:
+        return np.random.SeedSequence(seed)
+    except TypeError as exc:
+        raise TypeError(kinds) from exc
+    except ValueError as exc:
+        raise InvalidBoardError(kinds) from exc

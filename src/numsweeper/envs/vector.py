@@ -1,0 +1,367 @@
+"""Many games in one :class:`~numsweeper.BatchGame`: :class:`MinesweeperVectorEnv`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.error import ResetNeeded
+from gymnasium.utils import seeding
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+from numpy.typing import NDArray
+
+from .. import BatchGame
+from ._common import (
+    RENDER_MODES,
+    Rewards,
+    SlotPlacement,
+    action_masks,
+    check_render_mode,
+    decode,
+    frame,
+    observation_space,
+    observe,
+    settings_of,
+    step_rewards,
+)
+
+__all__ = ["MinesweeperVectorEnv"]
+
+
+class MinesweeperVectorEnv(VectorEnv[NDArray[np.int8], NDArray[np.int64], NDArray[Any]]):
+    """``num_envs`` games of Minesweeper stepped together in one :class:`~numsweeper.BatchGame`.
+
+    It behaves exactly as ``gymnasium.vector.SyncVectorEnv`` over
+    :class:`~numsweeper.envs.MinesweeperEnv` (wrapped in ``TimeLimit`` when
+    ``max_episode_steps`` is given): for the same seed and actions, the same
+    observations, rewards, terminations, truncations and infos, step by step.
+    A step costs a few vectorized calls whatever ``num_envs``, with no Python
+    loop over the games, except one call per board dealt to draw it from its
+    slot's random stream.
+
+    Parameters
+    ----------
+    num_envs : int
+        Number of games, at least 1.
+    preset, rows, cols, mines, first_click, flags, rewards, observation, render_mode
+        As for :class:`~numsweeper.envs.MinesweeperEnv`.
+    max_episode_steps : int, optional
+        Truncate an episode after this many steps, as ``TimeLimit`` does.
+
+    Raises
+    ------
+    ValueError
+        For ``num_envs < 1`` or ``max_episode_steps < 1``, and as for
+        :class:`~numsweeper.envs.MinesweeperEnv`.
+    TypeError
+        If ``num_envs`` or ``max_episode_steps`` is not an integer, and as
+        for :class:`~numsweeper.envs.MinesweeperEnv`.
+
+    Notes
+    -----
+    **Autoreset** follows Gymnasium's default, next-step mode
+    (``metadata["autoreset_mode"]`` is ``AutoresetMode.NEXT_STEP``): the
+    step that ends an episode returns its final observation with
+    ``terminated`` (or ``truncated``) set; on the next step that game
+    ignores its action, is dealt a new board (``BatchGame.reset(mask)``) and
+    returns the first observation of the new episode with reward 0.
+
+    **Seeding**: slot ``i`` has its own random stream, seeded like sub-env
+    ``i`` of ``SyncVectorEnv``: ``reset(seed=s)`` seeds it with ``s + i``, a
+    list of seeds gives one per slot, and ``None`` keeps the streams (fresh
+    entropy for a slot that has none).  Each board of slot ``i`` is drawn
+    from that stream alone, so slot ``i``'s ``k``-th episode is the ``k``-th
+    episode of a :class:`~numsweeper.envs.MinesweeperEnv` reset with the
+    same seed.  ``reset(options={"reset_mask": mask})`` deals new boards to
+    the games in ``mask`` only.
+
+    **Infos** are batched the way ``SyncVectorEnv`` batches them: for each
+    key an array with one row per game (``action_mask`` is bool
+    ``(num_envs, actions)``), and under ``"_" + key`` a bool mask of the
+    games that have it (all of them).
+
+    Examples
+    --------
+    >>> import gymnasium as gym
+    >>> import numpy as np
+    >>> import numsweeper.envs
+    >>> envs = gym.make_vec(
+    ...     "numsweeper/Minesweeper-v0", num_envs=3, vectorization_mode="vector_entry_point",
+    ...     preset="expert",
+    ... )
+    >>> type(envs).__name__, envs.num_envs, envs.single_action_space
+    ('MinesweeperVectorEnv', 3, Discrete(480))
+    >>> obs, info = envs.reset(seed=0)
+    >>> obs.shape, info["action_mask"].shape
+    ((3, 16, 30), (3, 480))
+    >>> obs, rewards, terminated, truncated, info = envs.step(np.array([0, 100, 479]))
+    >>> terminated.tolist(), bool((rewards > 0).all())
+    ([False, False, False], True)
+    """
+
+    # Gymnasium reads it from the class (gymnasium.make_vec checks autoreset_mode in it).
+    metadata = {  # noqa: RUF012
+        "render_modes": list(RENDER_MODES),
+        "render_fps": 4,
+        "autoreset_mode": AutoresetMode.NEXT_STEP,
+    }
+
+    def __init__(
+        self,
+        num_envs: int,
+        preset: str | None = None,
+        *,
+        rows: int | None = None,
+        cols: int | None = None,
+        mines: int | None = None,
+        first_click: str | None = "opening",
+        flags: bool = False,
+        rewards: Rewards | Mapping[str, Any] | None = None,
+        observation: str = "codes",
+        render_mode: str | None = None,
+        max_episode_steps: int | None = None,
+    ) -> None:
+        self.num_envs = _positive(num_envs, "num_envs")
+        self.max_episode_steps = (
+            None if max_episode_steps is None else _positive(max_episode_steps, "max_episode_steps")
+        )
+        self.settings = settings_of(
+            preset,
+            rows,
+            cols,
+            mines,
+            first_click=first_click,
+            flags=flags,
+            observation=observation,
+            rewards=rewards,
+        )
+        self.render_mode = check_render_mode(render_mode)
+        self.single_observation_space = observation_space(self.settings)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.single_action_space = spaces.Discrete(self.settings.actions)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self._dealer = SlotPlacement(self.num_envs)
+        self._games: BatchGame | None = None
+        self._autoreset = np.zeros(self.num_envs, dtype=bool)
+        self._steps = np.zeros(self.num_envs, dtype=np.int64)
+
+    @property
+    def games(self) -> BatchGame | None:
+        """The games being played (``None`` before the first :meth:`reset`).
+
+        Read it to inspect positions; play through :meth:`step`.
+        """
+        return self._games
+
+    def reset(
+        self,
+        *,
+        seed: int | Sequence[int | None] | None = None,
+        options: dict[str, Any] | None = None,
+    ) -> tuple[NDArray[np.int8], dict[str, Any]]:
+        """Deal new boards to every game, or to those of ``options["reset_mask"]``.
+
+        Parameters
+        ----------
+        seed : int, list of int or None, optional
+            ``s`` seeds slot ``i`` with ``s + i``; a list gives each slot its
+            seed (``None`` keeps that slot's stream).
+        options : dict, optional
+            ``{"reset_mask": mask}``, a bool array of shape ``(num_envs,)``
+            with at least one True, resets only those games.
+
+        Returns
+        -------
+        observations : ndarray of int8
+        infos : dict
+
+        Raises
+        ------
+        ValueError
+            For a seed list of the wrong length, or an empty reset mask.
+        TypeError
+            For a reset mask that is not a bool array of shape ``(num_envs,)``.
+        """
+        n = self.num_envs
+        mask = np.ones(n, dtype=bool)
+        if options is not None and "reset_mask" in options:
+            mask = options["reset_mask"]
+            if not isinstance(mask, np.ndarray) or mask.dtype != bool or mask.shape != (n,):
+                raise TypeError(
+                    f"options['reset_mask'] must be a bool array of shape ({n},), got {mask!r}"
+                )
+            if not mask.any():
+                raise ValueError("options['reset_mask'] must reset at least one game")
+        seeds: list[int | None]
+        if seed is None:
+            seeds = [None] * n
+        elif isinstance(seed, (int, np.integer)):
+            seeds = [int(seed) + i for i in range(n)]
+        else:
+            seeds = list(seed)
+            if len(seeds) != n:
+                raise ValueError(f"give one seed per game ({n}), got {len(seeds)}")
+        if self._games is None and not mask.all():
+            raise ResetNeeded("the first reset must reset every game")
+        rngs = self._dealer.rngs
+        for i in np.flatnonzero(mask).tolist():
+            if seeds[i] is not None or rngs[i] is None:
+                rngs[i], _ = seeding.np_random(seeds[i])
+        self._deal(mask)
+        self._autoreset &= ~mask
+        observations, infos = self._observe(self._games_now().visible)
+        if not mask.all():
+            # As SyncVectorEnv: the infos of a partial reset are those of the games reset.
+            for key, value in list(infos.items()):
+                if not key.startswith("_"):
+                    value[~mask] = 0
+                    infos["_" + key] = mask.copy()
+        return observations, infos
+
+    def _deal(self, mask: NDArray[np.bool_]) -> None:
+        """New boards for the games in ``mask`` (laid now, or at their first reveal)."""
+        s = self.settings
+        laying = np.flatnonzero(mask) if s.first_click is None else np.zeros(0, dtype=np.intp)
+        with self._dealer.dealing(laying):
+            if self._games is None:
+                self._games = BatchGame.new(
+                    self.num_envs,
+                    s.rows,
+                    s.cols,
+                    s.mines,
+                    strategy=self._dealer,
+                    first_click=s.first_click,
+                )
+            else:
+                self._games.reset(mask)
+        self._steps[mask] = 0
+
+    def _games_now(self) -> BatchGame:
+        if self._games is None:
+            raise ResetNeeded("call reset() before step() or render()")
+        return self._games
+
+    def step(
+        self, actions: Any
+    ) -> tuple[
+        NDArray[np.int8], NDArray[np.float64], NDArray[np.bool_], NDArray[np.bool_], dict[str, Any]
+    ]:
+        """Step every game: reveal, toggle a flag, do nothing (masked), or autoreset.
+
+        Parameters
+        ----------
+        actions : array_like of int, shape (num_envs,)
+            One action per game (ignored by the games being reset).
+
+        Returns
+        -------
+        observations, rewards, terminations, truncations, infos
+
+        Raises
+        ------
+        ResetNeeded
+            Before the first :meth:`reset`.
+        TypeError
+            If the actions are not integers.
+        ValueError
+            For the wrong shape or an action outside the action space.
+        """
+        games = self._games_now()
+        s = self.settings
+        n = self.num_envs
+        a = np.asarray(actions)
+        if a.shape != (n,):
+            raise ValueError(f"actions must have shape ({n},), got {a.shape}")
+        if a.dtype == bool or not np.issubdtype(a.dtype, np.integer):
+            raise TypeError(f"actions must be integers, got dtype {a.dtype}")
+        if a.min() < 0 or a.max() >= s.actions:
+            bad = int(a[(a < 0) | (a >= s.actions)][0])
+            raise ValueError(f"actions must be in 0..{s.actions - 1}, got {bad}")
+        a = a.astype(np.int64)
+        stepping = ~self._autoreset
+        flag, row, col = decode(a, s)
+        every = np.arange(n)
+        # The useful actions of action_masks, read off the game state.
+        hidden = ~games.revealed[every, row, col]
+        flagged = games.flagged[every, row, col]
+        toggling = stepping & flag & hidden
+        revealing = stepping & ~flag & hidden & ~flagged
+        useless = stepping & ~toggling & ~revealing
+        before = games.revealed_count
+        if toggling.any():
+            games.toggle_flag(row, col, active=toggling)
+        if revealing.any():
+            with self._dealer.dealing(np.flatnonzero(revealing & ~games.placed)):
+                games.reveal(row, col, active=revealing)
+        won, lost = games.won & stepping, games.lost & stepping
+        rewards = step_rewards(
+            s.rewards,
+            s.per_cell,
+            opened=games.revealed_count - before,
+            won=won,
+            lost=lost,
+            flagged=toggling,
+            useless=useless,
+        )
+        rewards[~stepping] = 0.0
+        terminated = won | lost
+        self._steps += stepping
+        truncated = np.zeros(n, dtype=bool)
+        if self.max_episode_steps is not None:
+            truncated = stepping & (self._steps >= self.max_episode_steps)
+        if self._autoreset.any():
+            self._deal(self._autoreset)
+        self._autoreset = terminated | truncated
+        observations, infos = self._observe(_visible(games))
+        return observations, rewards, terminated, truncated, infos
+
+    def _observe(self, codes: NDArray[np.int8]) -> tuple[NDArray[np.int8], dict[str, Any]]:
+        games = self._games_now()
+        every = np.ones(self.num_envs, dtype=bool)
+        infos = {
+            "action_mask": action_masks(codes, self.settings.flags),
+            "_action_mask": every,
+            "mines_left": games.mines_left,
+            "_mines_left": every.copy(),
+            "won": games.won,
+            "_won": every.copy(),
+        }
+        return observe(codes, self.settings.observation), infos
+
+    def render(self) -> tuple[str | NDArray[np.uint8], ...] | None:
+        """One frame per game, as :meth:`MinesweeperEnv.render
+        <numsweeper.envs.MinesweeperEnv.render>` draws it, or None without a render mode.
+
+        Raises
+        ------
+        ResetNeeded
+            Before the first :meth:`reset`.
+        """
+        if self.render_mode is None:
+            return None
+        mode = self.render_mode
+        return tuple(frame(codes, mode) for codes in self._games_now().visible)
+
+
+def _visible(games: BatchGame) -> NDArray[np.int8]:
+    """``games.visible``, the games over apart: those in progress show no mines,
+    which the engine skips gathering when it is asked for them alone."""
+    over = np.flatnonzero(~games.in_progress)
+    if not over.size:
+        return games.visible
+    codes = np.empty((len(games), games.rows, games.cols), dtype=np.int8)
+    live = np.flatnonzero(games.in_progress)
+    codes[live] = games.visible_of(live)
+    codes[over] = games.visible_of(over)
+    return codes
+
+
+def _positive(value: Any, name: str) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer, got {value!r}")
+    if value < 1:
+        raise ValueError(f"{name} must be >= 1, got {value!r}")
+    return int(value)
