@@ -447,18 +447,23 @@ class BatchGame:
         """:meth:`visible_of` without the checks (``g`` holds valid indices)."""
         a = self._a
         state = a.state[g]
-        if not state.any():
-            # All in progress: nothing about mines shows, so skip gathering them.
-            flagged = a.flagged[g] if a.flag_count[g].any() else None
-            return visible_in_progress(a.counts[g], a.revealed[g], flagged)
-        return visible_cells(
-            a.counts[g],
-            a.revealed[g],
-            a.flagged[g],
-            a.mines[g],
-            lost=state == LOST,
-            won=state == WON,
-        )
+        playing = state == IN_PROGRESS
+        # Games in progress show no mine: their codes are cheap arithmetic, so
+        # only the finished ones pay for the masked assignments.
+        flagged = a.flagged[g] if a.flag_count[g].any() else None
+        out = visible_in_progress(a.counts[g], a.revealed[g], flagged)
+        if not playing.all():
+            over = np.flatnonzero(~playing)
+            done = g[over]
+            out[over] = visible_cells(
+                a.counts[done],
+                a.revealed[done],
+                a.flagged[done],
+                a.mines[done],
+                lost=state[over] == LOST,
+                won=state[over] == WON,
+            )
+        return out
 
     def _repr_html_(self) -> str:
         from .render import BATCH_SHOW, batch_html
