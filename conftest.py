@@ -11,6 +11,7 @@ import importlib.util
 
 _EXTRAS = {
     "gymnasium": ["src/numsweeper/envs/*"],
+    "anywidget": ["src/numsweeper/widget.py"],
 }
 
 collect_ignore_glob = [

@@ -1,9 +1,10 @@
-"""Tests of ns.metrics: exact agreement with a plain-Python BFS reference."""
+"""Tests of ns.metrics: exact agreement with plain-Python references, and with ms-toollib."""
 
 from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 import pytest
@@ -274,3 +275,369 @@ def test_component_count_of_deeply_nested_rings(diagonal: bool) -> None:
     ]
     assert got.tolist() == expected
     assert expected[0] == 16
+
+
+# -- ZiNi: a plain reference, cell by cell -------------------------------------------
+
+
+def reference_zini(
+    mines: NDArray[np.bool_], *, human: bool = False, rng: np.random.Generator | None = None
+) -> int:
+    """ZiNi of one board as the original program plays it, with sets and dicts.
+
+    Premium of a safe cell = 3BV a chord on it clears (isolated numbers in
+    its 3x3 block, itself included, plus the openings it lies in or borders;
+    1 for a zero cell) minus its cost (1 to open it unless open, 1 per
+    unflagged mine around, 1 for the chord).  Repeat until every safe cell is
+    open: take the cell of highest premium >= 0 (the first in column-major
+    order, or a random one of them with ``rng``), open it, flag its mines and
+    chord; if none, click the first hidden zero cell or isolated number.
+    Human: click every opening first, and chord only open cells.
+    """
+    rows, cols = mines.shape
+    order = [(r, c) for c in range(cols) for r in range(rows)]
+
+    def block(cell: Cell) -> list[Cell]:
+        r, c = cell
+        return [
+            (i, j)
+            for i in range(max(r - 1, 0), min(r + 2, rows))
+            for j in range(max(c - 1, 0), min(c + 2, cols))
+        ]
+
+    mine = {cell for cell in order if mines[cell]}
+    safe = [cell for cell in order if cell not in mine]
+    number = {cell: sum(x in mine for x in block(cell)) for cell in safe}
+    zero = {cell for cell in safe if number[cell] == 0}
+    opening: dict[Cell, int] = {}
+    for start in order:
+        if start in zero and start not in opening:
+            opening[start] = label = len(set(opening.values())) + 1
+            stack = [start]
+            while stack:
+                for x in block(stack.pop()):
+                    if x in zero and x not in opening:
+                        opening[x] = label
+                        stack.append(x)
+    borders: dict[Cell, set[int]] = {cell: set() for cell in safe}
+    for cell in zero:
+        for x in block(cell):
+            borders[x].add(opening[cell])
+    isolated = {cell for cell in safe if not borders[cell]}
+    premium = {
+        cell: (1 if cell in zero else sum(x in isolated for x in block(cell)) + len(borders[cell]))
+        - number[cell]
+        - 2
+        for cell in safe
+    }
+    opened: set[Cell] = set()
+    flagged: set[Cell] = set()
+    clicks = 0
+
+    def open_cell(cell: Cell) -> None:
+        opened.add(cell)
+        premium[cell] += 1
+        if cell in isolated:
+            for x in block(cell):
+                if x in premium:
+                    premium[x] -= 1
+
+    def reveal(cell: Cell) -> None:
+        if cell in opened or cell in mine:
+            return
+        if cell not in zero:
+            open_cell(cell)
+            return
+        label = opening[cell]
+        for x in safe:
+            if label in borders[x]:
+                if x not in opened:
+                    open_cell(x)
+                premium[x] -= 1
+
+    def choose(cells: list[Cell]) -> Cell:
+        return cells[0] if rng is None else cells[int(rng.integers(len(cells)))]
+
+    if human:
+        for cell in safe:
+            if cell in zero and cell not in opened:
+                reveal(cell)
+                clicks += 1
+    while len(opened) < len(safe):
+        ready = [x for x in safe if premium[x] >= 0 and (x in opened or not human)]
+        if ready:
+            top = max(premium[x] for x in ready)
+            cell = choose([x for x in ready if premium[x] == top])
+            if cell not in opened:
+                reveal(cell)
+                clicks += 1
+            for x in block(cell):
+                if x in mine and x not in flagged:
+                    flagged.add(x)
+                    clicks += 1
+                    for y in block(x):
+                        if y in premium:
+                            premium[y] += 1
+            clicks += 1
+            for x in block(cell):
+                reveal(x)
+        else:
+            hidden = [x for x in safe if x not in opened and (x in zero or x in isolated)]
+            reveal(choose(hidden))
+            clicks += 1
+    return clicks
+
+
+# -- ZiNi, HZiNi and RZiNi ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["zini", "hzini"])
+@pytest.mark.parametrize(
+    ("rows", "cols", "n"),
+    [(1, 1, 20), (1, 12, 60), (12, 1, 60), (2, 3, 60), (6, 6, 150), (9, 9, 150), (8, 21, 40)],
+)
+def test_zini_matches_reference(name: str, rows: int, cols: int, n: int) -> None:
+    rng = np.random.default_rng([rows, cols, len(name)])
+    density = 0.6 * rng.random((n, 1, 1)) ** 1.5
+    boards = rng.random((n, rows, cols)) < density
+    got = getattr(metrics, name)(boards)
+    assert got.dtype == np.int64 and got.shape == (n,)
+    expected = [reference_zini(board, human=name == "hzini") for board in boards]
+    assert got.tolist() == expected
+
+
+def test_zini_of_expert_boards_matches_reference() -> None:
+    batch = ns.generate_boards(30, 16, 30, 99, seed=21)
+    assert metrics.zini(batch).tolist() == [reference_zini(m) for m in batch.mines]
+    assert metrics.hzini(batch).tolist() == [reference_zini(m, human=True) for m in batch.mines]
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    arrays(
+        bool,
+        st.tuples(st.integers(1, 3), st.integers(1, 7), st.integers(1, 7)),
+        elements=st.booleans(),
+    )
+)
+def test_zini_matches_reference_on_any_board(boards: NDArray[np.bool_]) -> None:
+    assert metrics.zini(boards).tolist() == [reference_zini(b) for b in boards]
+    assert metrics.hzini(boards).tolist() == [reference_zini(b, human=True) for b in boards]
+
+
+def test_zini_of_hand_built_boards() -> None:
+    centre = np.zeros((3, 3), dtype=bool)
+    centre[1, 1] = True
+    # Open (1, 0), flag, chord: 5 cells.  Open (1, 2), chord: the other 3.
+    assert metrics.zini(centre) == 5
+    # Click the corner, flag, chord; then two more chords from opened cells.
+    assert metrics.hzini(centre) == reference_zini(centre, human=True) == 6
+    assert metrics.zini(np.zeros((4, 4), dtype=bool)) == 1  # one opening
+    assert metrics.zini(np.ones((2, 2), dtype=bool)) == 0  # nothing to clear
+    assert metrics.hzini(np.ones((2, 2), dtype=bool)) == 0
+    # Two openings either side of a wall: one click each, a chord never pays.
+    wall = np.zeros((5, 9), dtype=bool)
+    wall[:, 4] = True
+    assert metrics.three_bv(wall) == metrics.zini(wall) == metrics.hzini(wall) == 2
+
+
+def test_zini_never_exceeds_3bv() -> None:
+    batch = ns.generate_boards(300, 16, 16, 40, seed=8)
+    bv = metrics.three_bv(batch)
+    assert (metrics.zini(batch) <= bv).all()
+    assert (metrics.hzini(batch) <= bv).all()
+    assert (metrics.zini(batch) < bv).mean() > 0.95  # flagging and chording pays
+
+
+def test_zini_is_the_same_in_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
+    batch = ns.generate_boards(25, 9, 9, 10, seed=3)
+    whole = metrics.zini(batch), metrics.hzini(batch)
+    monkeypatch.setattr(metrics, "_ZINI_CHUNK_CELLS", 200)  # two boards a chunk
+    assert np.array_equal(metrics.zini(batch), whole[0])
+    assert np.array_equal(metrics.hzini(batch), whole[1])
+
+
+def test_rzini_runs_match_the_reference_with_random_ties() -> None:
+    """One run per copy of a board full of ties: the same distribution of clicks."""
+    board = ns.generate_boards(1, 9, 9, 12, seed=39).mines[0]
+    runs = 1000
+    ours = metrics.rzini(np.repeat(board[None], runs, axis=0), iterations=1, seed=5)
+    rng = np.random.default_rng(6)
+    theirs = np.array([reference_zini(board, rng=rng) for _ in range(runs)])
+    values = np.union1d(ours, theirs)
+    assert len(values) >= 3, "the board should leave room for luck"
+    table = np.array([[np.sum(ours == v), np.sum(theirs == v)] for v in values])
+    table = table[table.sum(axis=1) >= 10]
+    from scipy.stats import chi2_contingency
+
+    assert chi2_contingency(table).pvalue > 1e-3
+    assert ours.min() >= 1
+
+
+def test_rzini_is_the_best_of_its_runs_and_seeded() -> None:
+    batch = ns.generate_boards(40, 16, 16, 40, seed=9)
+    one = metrics.rzini(batch, iterations=1, seed=1)
+    many = metrics.rzini(batch, iterations=30, seed=1)
+    assert (many <= one).all()  # the first run is one of the thirty
+    assert np.array_equal(many, metrics.rzini(batch, iterations=30, seed=1))
+    assert many.mean() < metrics.zini(batch).mean()
+    assert isinstance(metrics.rzini(batch.mines[0], iterations=2, seed=0), int)
+    with pytest.raises(ns.InvalidBoardError, match="iterations"):
+        metrics.rzini(batch, iterations=0)
+    with pytest.raises(TypeError, match="iterations"):
+        metrics.rzini(batch, iterations=2.0)  # type: ignore[arg-type]
+
+
+# -- ZiNi against ms-toollib ------------------------------------------------------------
+
+
+def _ms_board(mines: NDArray[np.bool_]) -> list[list[int]]:
+    return np.where(mines, -1, 0).tolist()  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize(
+    ("rows", "cols", "mines", "n"), [(9, 9, 10, 1000), (16, 16, 40, 1000), (16, 30, 99, 1000)]
+)
+def test_zini_and_hzini_agree_with_ms_toollib(rows: int, cols: int, mines: int, n: int) -> None:
+    ms = pytest.importorskip("ms_toollib")
+    batch = ns.generate_boards(n, rows, cols, mines, seed=[rows, cols, mines])
+    for ours, theirs in ((metrics.zini, ms.cal_zini), (metrics.hzini, ms.cal_hzini)):
+        got = ours(batch)
+        want = np.array([theirs(_ms_board(board)) for board in batch.mines])
+        differ = np.flatnonzero(got != want)
+        assert differ.size == 0, (
+            f"{ours.__name__} differs from ms-toollib on {differ.size} of {n} boards, e.g. "
+            f"{got[differ[0]]} != {want[differ[0]]} on\n{batch.mines[differ[0]].astype(int)}"
+        )
+
+
+def test_rzini_distribution_agrees_with_ms_toollib() -> None:
+    ms = pytest.importorskip("ms_toollib")
+    batch = ns.generate_boards(300, 16, 16, 40, seed=77)
+    iterations = 20
+    ours = metrics.rzini(batch, iterations=iterations, seed=3)
+    theirs = np.array([ms.cal_rzini(_ms_board(board), iterations) for board in batch.mines])
+    difference = ours - theirs
+    se = difference.std(ddof=1) / np.sqrt(len(difference))
+    assert abs(difference.mean()) < 4 * se + 0.05
+    assert abs(np.median(ours) - np.median(theirs)) <= 1
+
+
+# -- accepted inputs ---------------------------------------------------------------------
+
+
+def test_metrics_accept_boards_games_and_batches() -> None:
+    batch = ns.generate_boards(4, 9, 9, 10, seed=12)
+    board = batch[1]
+    expected = metrics.three_bv(batch.mines[1])
+    assert metrics.three_bv(board) == expected
+    game = ns.Game(board)
+    assert metrics.three_bv(game) == metrics.three_bv(game.board) == expected
+    assert metrics.zini(game) == metrics.zini(batch.mines[1])
+    assert metrics.board_stats(game) == metrics.board_stats(batch.mines[1])
+    np.testing.assert_array_equal(metrics.zini(batch), metrics.zini(batch.mines))
+    games = ns.BatchGame(batch)
+    np.testing.assert_array_equal(metrics.three_bv(games), metrics.three_bv(batch))
+    waiting = ns.Game.new(9, 9, 10, seed=1, first_click="safe")
+    with pytest.raises(ns.InvalidBoardError, match=r"no mines yet.*'safe'"):
+        metrics.three_bv(waiting)
+    waiting.reveal(4, 4)
+    assert metrics.three_bv(waiting) == metrics.three_bv(waiting.board)
+    unplaced = ns.BatchGame.new(3, 9, 9, 10, seed=1, first_click="opening")
+    with pytest.raises(ns.InvalidBoardError, match="game 0 of the batch"):
+        metrics.zini(unplaced)
+
+
+# -- a game's efficiency -----------------------------------------------------------------
+
+
+def test_efficiency_of_a_hand_played_game() -> None:
+    # . 1 * 1 .
+    # . 1 1 1 .     one opening, joined under the mine, borders every number
+    # . . . . .
+    game = ns.Game.new(3, 5, 1, strategy=ns.FixedPlacement([(0, 2)]))
+    game.reveal(2, 0)
+    assert game.state is ns.GameState.WON
+    e = metrics.efficiency(game)
+    assert (e.three_bv, e.solved_three_bv, e.clicks, e.effective_clicks, e.flags) == (1, 1, 1, 1, 0)
+    assert e.ioe == e.throughput == e.correctness == 1.0
+    assert e.elapsed == game.elapsed == 0.0
+    assert np.isnan(e.three_bv_per_second)  # no time passed
+
+
+def test_efficiency_counts_wasted_clicks_and_flags_apart() -> None:
+    game = ns.Game.new(3, 3, 1, strategy=ns.FixedPlacement([(1, 1)]))
+    game.reveal(0, 0)  # effective
+    game.reveal(0, 0)  # a no-op: a click, not effective
+    game.chord(0, 0)  # no flag yet: a no-op chord
+    game.toggle_flag(1, 1)
+    game.toggle_flag(1, 1)
+    game.toggle_flag(1, 1)
+    game.chord(0, 0)  # effective: opens (0, 1) and (1, 0)
+    game.undo()  # taken back: not counted
+    game.chord(0, 0)
+    e = metrics.efficiency(game)
+    assert (e.clicks, e.effective_clicks, e.flags) == (4, 2, 3)
+    assert (e.three_bv, e.solved_three_bv) == (8, 3)
+    assert e.ioe == 3 / 4 and e.throughput == 3 / 2 and e.correctness == 2 / 4
+    assert game.state is ns.GameState.IN_PROGRESS
+    assert e.elapsed == pytest.approx(game.elapsed, abs=0.5)
+    assert e.three_bv_per_second == pytest.approx(3 / e.elapsed)
+
+
+def test_efficiency_of_a_lost_game_uses_the_solved_3bv() -> None:
+    game = ns.Game.new(4, 5, 3, strategy=ns.FixedPlacement([(0, 0), (1, 1), (3, 4)]))
+    game.reveal(3, 0)  # an opening
+    game.reveal(0, 0)  # boom: a click that uncovered no safe cell
+    game.undo()
+    game.reveal(0, 1)  # a number
+    game.reveal(0, 0)  # boom again
+    e = metrics.efficiency(game)
+    assert game.state is ns.GameState.LOST
+    board = game.board
+    assert board is not None
+    assert e.three_bv == metrics.three_bv(board)
+    assert e.solved_three_bv < e.three_bv
+    assert e.clicks == 3 and e.effective_clicks == 2
+    assert e.ioe == e.solved_three_bv / 3
+    assert e.throughput == e.solved_three_bv / 2
+
+
+def test_efficiency_of_a_game_without_mines_or_moves() -> None:
+    with pytest.raises(ns.InvalidBoardError, match="no mines yet"):
+        metrics.efficiency(ns.Game.new(5, 5, 3, seed=1, first_click="opening"))
+    fresh = metrics.efficiency(ns.Game.new(5, 5, 3, seed=1))
+    assert (fresh.clicks, fresh.effective_clicks, fresh.solved_three_bv) == (0, 0, 0)
+    assert np.isnan(fresh.ioe) and np.isnan(fresh.throughput)
+    with pytest.raises(TypeError, match="got Board"):
+        metrics.efficiency(ns.Board.create(3, 3, 1, ns.RandomPlacement(seed=0)))
+
+
+def test_efficiency_replays_a_solver_game() -> None:
+    game = ns.Game.from_preset("intermediate", seed=2, first_click="opening")
+    while game.state is ns.GameState.IN_PROGRESS:
+        hint = ns.solver.hint(game)
+        game.reveal(hint.row, hint.col)
+    e = metrics.efficiency(game)
+    assert e.clicks == len(game.moves) and e.flags == 0
+    assert e.effective_clicks == e.clicks  # the solver never clicks an open cell
+    if game.state is ns.GameState.WON:
+        assert e.solved_three_bv == e.three_bv
+        assert e.clicks >= e.three_bv
+
+
+def test_efficiency_from_a_traced_simulation() -> None:
+    result = ns.simulate(60, 9, 9, 10, seed=4, trace=True)
+    e = metrics.efficiency(result)
+    records: Any = result.records
+    assert e.clicks.shape == (60,)
+    np.testing.assert_array_equal(e.clicks + e.flags, records["clicks"])
+    np.testing.assert_array_equal(e.three_bv, records["three_bv"])
+    np.testing.assert_array_equal(e.solved_three_bv, records["three_bv_solved"])
+    assert (e.effective_clicks <= e.clicks).all() and (e.effective_clicks > 0).all()
+    won = records["won"]
+    np.testing.assert_array_equal(e.solved_three_bv[won], e.three_bv[won])
+    assert np.isnan(e.elapsed).all() and np.isnan(e.three_bv_per_second).all()
+    np.testing.assert_allclose(e.ioe, records["three_bv_solved"] / e.clicks)
+    with pytest.raises(ValueError, match="trace"):
+        metrics.efficiency(ns.simulate(5, 9, 9, 10, seed=4))

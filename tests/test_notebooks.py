@@ -16,7 +16,7 @@ import pytest
 NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("*.ipynb"))
 
 # Public modules a notebook may import besides the package itself.
-PUBLIC_MODULES = {"plot", "solver", "metrics", "envs", "datasets"}
+PUBLIC_MODULES = {"plot", "solver", "metrics", "envs", "datasets", "widget"}
 
 
 def load(path: Path) -> dict:  # type: ignore[type-arg]

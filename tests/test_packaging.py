@@ -39,7 +39,7 @@ def test_import_pulls_in_no_optional_dependency() -> None:
     code = (
         "import sys, numsweeper; "
         "print(sorted(m for m in ('matplotlib', 'tqdm', 'dask', 'IPython', 'gymnasium', "
-        "'pandas', 'pyarrow', 'numba') if m in sys.modules))"
+        "'pandas', 'pyarrow', 'numba', 'anywidget') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

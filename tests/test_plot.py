@@ -9,13 +9,17 @@ import subprocess
 import sys
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import matplotlib
 import matplotlib.axes
 import matplotlib.image
+import matplotlib.text
 import numpy as np
 import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg, RendererAgg
 from matplotlib.figure import Figure
+from scipy import ndimage
 
 import numsweeper as ns
 from numsweeper.plot import TEXT_MAX_CELLS, plot_board, plot_distribution
@@ -114,8 +118,12 @@ def test_large_board_is_one_crisp_image_without_text() -> None:
 
 def test_text_threshold() -> None:
     rows = TEXT_MAX_CELLS // 32
-    assert len(plot_board(np.ones((rows, 32), np.int8), axes()).texts) == TEXT_MAX_CELLS
-    assert len(plot_board(np.ones((rows, 33), np.int8), axes()).texts) == 0
+    big = Figure(figsize=(8, 8), dpi=100)
+    assert len(plot_board(np.ones((rows, 32), np.int8), big.add_subplot()).texts) == TEXT_MAX_CELLS
+    assert len(plot_board(np.ones((rows, 33), np.int8), big.add_subplot()).texts) == 0
+    # Cells too small for legible text go without: 32 cells across 2 inches.
+    tiny = Figure(figsize=(2.5, 2.5), dpi=100).add_subplot()
+    assert len(plot_board(np.ones((rows, 32), np.int8), tiny).texts) == 0
 
 
 def test_probability_heat_map() -> None:
@@ -248,3 +256,194 @@ def test_make_figures_script(tmp_path: Path) -> None:
         pixels = matplotlib.image.imread(tmp_path / name)
         assert pixels.shape[:2] == shape
         assert pixels[..., :3].std() > 0.05
+
+
+# -- legibility at matplotlib's default size ---------------------------------------
+
+
+def expert_mid_game() -> ns.Game:
+    """An expert game with openings, flags and a frontier full of probabilities."""
+    game = ns.Game.from_preset("expert", seed=12, first_click="opening")
+    game.reveal(7, 12)
+    board = game.board
+    assert board is not None
+    rng = np.random.default_rng(12)
+    for _ in range(60):
+        cells = game.snapshot().cells
+        near = ndimage.binary_dilation(cells >= 0, np.ones((3, 3), bool)) & (cells == ns.HIDDEN)
+        frontier = np.argwhere(near)
+        r, c = frontier[rng.integers(len(frontier))].tolist()
+        if board.mines[r, c]:
+            game.toggle_flag(r, c)
+        else:
+            game.reveal(r, c)
+    assert game.state is ns.GameState.IN_PROGRESS
+    return game
+
+
+def text_boxes(figure: Figure) -> tuple[list[str], np.ndarray]:
+    """Every text a draw of the figure puts on the canvas, and its window extent.
+
+    Texts are caught as the renderer draws them, so tick labels outside the
+    view (which exist but are not drawn) do not count.
+    """
+    drawn: list[matplotlib.text.Text] = []
+    draw_text = RendererAgg.draw_text
+
+    def record(
+        self: RendererAgg, gc: Any, x: float, y: float, s: str, *args: Any, **kw: Any
+    ) -> Any:
+        mtext = kw.get("mtext", args[3] if len(args) > 3 else None)
+        if mtext is not None and s.strip():
+            drawn.append(mtext)
+        return draw_text(self, gc, x, y, s, *args, **kw)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(RendererAgg, "draw_text", record)
+        FigureCanvasAgg(figure).draw()
+    renderer = figure.canvas.get_renderer()  # type: ignore[attr-defined]
+    boxes = np.array([tuple(t.get_window_extent(renderer).extents) for t in drawn])
+    return [t.get_text() for t in drawn], boxes.reshape(-1, 4)
+
+
+def closest_pairs(boxes: np.ndarray, gap: float) -> list[tuple[int, int]]:
+    """Pairs of boxes that overlap or come closer than ``gap`` pixels."""
+    x0, y0, x1, y1 = boxes.T
+    dx = np.maximum(x0[:, None] - x1[None, :], x0[None, :] - x1[:, None])
+    dy = np.maximum(y0[:, None] - y1[None, :], y0[None, :] - y1[:, None])
+    # Boxes apart along either axis by dx or dy; their distance is the larger.
+    distance = np.maximum(dx, dy)
+    close = np.triu(distance < gap, k=1)
+    return [(int(i), int(j)) for i, j in np.argwhere(close)]
+
+
+@pytest.mark.parametrize("show_mines", [False, True])
+def test_no_two_labels_touch_on_expert_at_default_size(show_mines: bool) -> None:
+    game = expert_mid_game()
+    analysis = ns.solver.analyze(game)
+    figure = Figure()  # matplotlib's default size and dpi
+    ax = plot_board(game, figure.add_subplot(), probabilities=analysis, show_mines=show_mines)
+    labels, boxes = text_boxes(figure)
+    percentages = [
+        t.get_text() for t in ax.texts if t.get_text().isdigit() and len(t.get_text()) == 2
+    ]
+    assert len(percentages) > 100, "the test needs the frontier's percentages on the board"
+    assert all(len(t.get_text()) <= 2 for t in ax.texts)  # no "100" overflowing its cell
+    pairs = closest_pairs(boxes, 2.0)
+    assert not pairs, [(labels[i], labels[j]) for i, j in pairs[:10]]
+
+
+@pytest.mark.parametrize(
+    ("rows", "cols", "figsize"),
+    [
+        (9, 9, None),
+        (16, 16, None),
+        (32, 32, None),
+        (16, 30, (4, 3)),
+        (30, 30, (12, 3)),
+        (1, 40, None),
+    ],
+)
+def test_labels_and_ticks_never_touch(
+    rows: int, cols: int, figsize: tuple[int, int] | None
+) -> None:
+    rng = np.random.default_rng(rows * cols)
+    cells = rng.choice(np.array([*range(9), ns.HIDDEN, ns.FLAG], np.int8), size=(rows, cols))
+    heat = np.where(cells == ns.HIDDEN, rng.random((rows, cols)), np.nan)
+    figure = Figure() if figsize is None else Figure(figsize=figsize)
+    plot_board(cells, figure.add_subplot(), probabilities=heat)
+    labels, boxes = text_boxes(figure)
+    pairs = closest_pairs(boxes, 2.0)
+    assert not pairs, [(labels[i], labels[j]) for i, j in pairs[:10]]
+
+
+def test_ticks_thin_out_to_integers() -> None:
+    figure = Figure()
+    ax = plot_board(np.zeros((16, 30), np.int8), figure.add_subplot())
+    FigureCanvasAgg(figure).draw()
+    xs = [t for t in ax.get_xticks() if -0.5 <= t <= 29.5]
+    assert 3 <= len(xs) < 30
+    assert all(float(t).is_integer() for t in xs)
+
+
+def test_percentages_are_whole_and_leave_certain_cells_to_colour() -> None:
+    cells = np.full((2, 3), ns.HIDDEN, np.int8)
+    heat = np.array([[0.0, 1.0, 0.004], [0.996, 0.5, np.nan]])
+    ax = plot_board(cells, Figure().add_subplot(), probabilities=heat)
+    assert sorted(t.get_text() for t in ax.texts) == ["1", "50", "99"]
+
+
+def test_distribution_legend_sits_where_the_bars_are_not() -> None:
+    rng = np.random.default_rng(3)
+    figure = Figure()
+    ax = figure.add_subplot()
+    # One bell centred under the legend's natural place, with a long label.
+    plot_distribution(rng.normal(174, 19, 20_000).round(), ax, label="expert 3BV of uniform boards")
+    assert_legend_clear(ax)
+    for mean, sd in [(15.6, 5.2), (65, 12)]:  # shares of the axes, the tallest last
+        plot_distribution(rng.normal(mean, sd, 20_000).round(), ax, label=f"mean {mean}")
+    assert_legend_clear(ax)
+    assert ax.get_ylim()[1] >= max(p.get_height() for p in ax.patches)  # y still autoscales
+
+
+def assert_legend_clear(ax: matplotlib.axes.Axes) -> None:
+    FigureCanvasAgg(ax.figure).draw()
+    legend = ax.get_legend().get_window_extent()
+    for patch in ax.patches:
+        bar = patch.get_window_extent()
+        if bar.height < 0.5:
+            continue
+        overlap = min(legend.x1, bar.x1) - max(legend.x0, bar.x0) > 0.5 and bar.y1 > legend.y0
+        assert not overlap, (patch.get_x(), patch.get_height())
+
+
+# -- huge sparse boards ---------------------------------------------------------------
+
+
+def huge_lost_game(side: int) -> ns.Game:
+    game = ns.Game.new(side, side, side * side // 100, seed=side)
+    board = game.board
+    assert board is not None
+    rng = np.random.default_rng(side)
+    zeros = np.argwhere(~board.mines & (board.counts == 0))
+    for k in rng.choice(len(zeros), 3):
+        game.reveal(*zeros[k])
+    mine = np.argwhere(board.mines)[len(zeros) % 50]
+    game.reveal(*mine)
+    assert game.state is ns.GameState.LOST
+    return game
+
+
+def test_events_are_marked_at_a_fixed_screen_size() -> None:
+    sizes = []
+    for side in (300, 1500):
+        game = huge_lost_game(side)
+        ax = plot_board(game, Figure().add_subplot())
+        marks = {line.get_label(): line for line in ax.lines}
+        assert set(marks) == {"exploded mine", "last click"}
+        boom = np.argwhere(game.snapshot().cells == ns.EXPLODED)[0]
+        assert (marks["exploded mine"].get_ydata()[0], marks["exploded mine"].get_xdata()[0]) == (
+            boom[0],
+            boom[1],
+        )
+        last = game.moves[-1]
+        assert (marks["last click"].get_ydata()[0], marks["last click"].get_xdata()[0]) == (
+            last.row,
+            last.col,
+        )
+        sizes.append({name: line.get_markersize() for name, line in marks.items()})
+    assert sizes[0] == sizes[1] and min(sizes[0].values()) >= 10  # points, not cells
+    snapshot_marks = plot_board(huge_lost_game(300).snapshot(), Figure().add_subplot()).lines
+    assert [line.get_label() for line in snapshot_marks] == ["exploded mine"]  # no moves known
+    assert not plot_board(np.full((100, 100), ns.HIDDEN, np.int8), axes()).lines
+
+
+def test_revealed_areas_of_a_huge_board_stay_visible() -> None:
+    cells = np.full((4100, 300), ns.HIDDEN, np.int8)
+    cells[99, 201] = 0  # 1 cell of the 9 in a 3x3 block
+    ax = plot_board(cells, axes())
+    image = ax.images[0].get_array()
+    assert image.shape == (1367, 100, 3)
+    assert tuple(image[33, 67]) == (0xE4, 0xE4, 0xE4)  # pooled: shown as revealed
+    assert tuple(image[0, 0]) == (0x9E, 0x9E, 0x9E)
+    assert np.count_nonzero((image != image[0, 0]).any(axis=2)) == 1

@@ -217,18 +217,47 @@ def test_png_rejects_bad_input() -> None:
         png_bytes(np.zeros((2, 2), np.uint8))
 
 
+# The category of each code, as render.POOLED names them, and its pooled colour.
+CATEGORY = {
+    **{n: "revealed" for n in range(9)},
+    int(ns.HIDDEN): "hidden",
+    int(ns.FLAG): "flag",
+    int(ns.MINE): "mine",
+    int(ns.EXPLODED): "exploded",
+    int(ns.WRONG_FLAG): "wrong flag",
+}
+POOLED_COLOUR = {
+    "exploded": (255, 0, 0),
+    "wrong flag": (255, 0, 255),
+    "flag": (255, 140, 0),
+    "mine": (32, 32, 32),
+    "revealed": (228, 228, 228),
+    "hidden": (158, 158, 158),
+}
+
+
 def reference_downsample(cells: np.ndarray, max_side: int) -> np.ndarray:
+    """Block means, then rare categories pooled, one block and one cell at a time."""
     rows, cols = cells.shape
     f = -(-max(rows, cols) // max_side)
+    if f == 1:
+        return render.cell_rgb(cells)
     out = np.zeros((-(-rows // f), -(-cols // f), 3), np.uint8)
+    held: dict[tuple[int, int], set[str]] = {}
     for i in range(out.shape[0]):
         for j in range(out.shape[1]):
             block = cells[i * f : (i + 1) * f, j * f : (j + 1) * f]
             colours = [render.cell_rgb(np.array([[v]], np.int8))[0, 0] for v in block.ravel()]
             total = np.sum(colours, axis=0)
             out[i, j] = (total + len(colours) // 2) // len(colours)
-            if (block == ns.EXPLODED).any():
-                out[i, j] = (255, 0, 0)
+            held[i, j] = {CATEGORY[int(v)] for v in block.ravel()}
+    blocks = len(held)
+    priority = list(render.POOLED)
+    for name in reversed(priority):
+        where = [key for key, names in held.items() if name in names]
+        if name == "exploded" or len(where) <= render.POOL_BELOW * blocks:
+            for key in where:
+                out[key] = POOLED_COLOUR[name]
     return out
 
 
@@ -358,3 +387,56 @@ def test_captions_count_one_mine_and_one_board_in_the_singular() -> None:
     assert "1 board 3×3, 1 mine<" in one
     many = ns.generate_boards(2, 3, 3, 2, seed=0)._repr_html_()
     assert "2 boards 3×3, 2 mines<" in many
+
+
+def test_pooled_colours_are_the_palette() -> None:
+    for name, colour in POOLED_COLOUR.items():
+        code = next(code for code, kind in CATEGORY.items() if kind == name)  # 0 for revealed
+        assert tuple(render.cell_rgb(np.array([[code]], np.int8))[0, 0]) == colour
+    assert tuple(render.POOLED) == tuple(POOLED_COLOUR)
+
+
+def test_downsample_keeps_sparse_features_of_a_huge_board() -> None:
+    """A few openings, flags and mines on 10^7 cells: each still shows, at its place."""
+    cells = np.full((4000, 2500), ns.HIDDEN, np.int8)
+    cells[1000:1003, 1000:1003] = 0  # 9 cells of the 64 in a block
+    cells[3999, 0] = ns.FLAG
+    cells[20, 2499] = ns.MINE
+    cells[2222, 1111] = ns.EXPLODED
+    image = downsample(cells, max_side=500)  # 8x8 cells a pixel
+    assert image.shape == (500, 313, 3)
+    assert tuple(image[125, 125]) == POOLED_COLOUR["revealed"]
+    assert tuple(image[499, 0]) == POOLED_COLOUR["flag"]
+    assert tuple(image[2, 312]) == POOLED_COLOUR["mine"]
+    assert tuple(image[277, 138]) == POOLED_COLOUR["exploded"]
+    plain = np.all(image == POOLED_COLOUR["hidden"], axis=2)
+    assert np.count_nonzero(~plain) == 4
+
+
+def test_common_categories_are_averaged_not_pooled() -> None:
+    """Mines in most blocks would blacken the picture: their density shows as a shade."""
+    rng = np.random.default_rng(0)
+    cells = np.where(rng.random((400, 400)) < 0.2, ns.MINE, 0).astype(np.int8)
+    image = downsample(cells, max_side=100)
+    mine, blank = np.array(POOLED_COLOUR["mine"]), np.array(POOLED_COLOUR["revealed"])
+    expected = (blank * 0.8 + mine * 0.2).round()
+    assert abs(image.reshape(-1, 3).mean(axis=0) - expected).max() < 4
+
+
+def test_exploded_mine_is_ringed_on_a_large_html_image() -> None:
+    game = ns.Game.new(1500, 1500, 1000, seed=3)
+    board = game.board
+    assert board is not None
+    r, c = np.argwhere(board.mines)[500]
+    game.reveal(r, c)
+    (img,) = parse(to_html(game)).imgs
+    png = decode_png(base64_payload(img["src"]))
+    f = 3
+    centre = np.array([r // f, c // f])
+    red = np.argwhere(np.all(png == (255, 0, 0), axis=2))
+    distance = np.hypot(*(red - centre).T)
+    assert (distance == 0).sum() == 1  # the mine itself
+    ring = distance[distance > 0]
+    assert len(ring) > 20
+    assert np.all(np.abs(ring - render.EVENT_RING_RADIUS) < 1)
+    assert "<img" not in to_html(ns.Game.new(10, 10, 5, seed=1))  # small boards: a table

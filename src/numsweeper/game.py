@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -30,6 +30,9 @@ from ._validate import (
 from .board import ONE, Board, at, refuse
 from .errors import IllegalMoveError, InvalidBoardError
 from .placement import MinePlacementStrategy, RandomPlacement, check_strategy, place_boards
+
+if TYPE_CHECKING:
+    from .widget import BoardWidget
 
 __all__ = ["MOVE_KINDS", "Game", "GameState", "Move", "RevealResult", "Snapshot"]
 
@@ -640,6 +643,22 @@ class Game:
         from .render import to_html
 
         return to_html(self)
+
+    def widget(self, *, seed: Any = None, overlay: bool = False) -> BoardWidget:
+        """Play this game on an interactive board in Jupyter (``numsweeper[widget]``).
+
+        The same as :func:`numsweeper.widget.widget`: ``seed`` seeds the games
+        "new game" deals, ``overlay`` starts with the analysis overlay on.
+        Display the result to play.
+
+        Examples
+        --------
+        >>> import numsweeper as ns
+        >>> board = ns.Game.from_preset("beginner", seed=1).widget()  # doctest: +SKIP
+        """
+        from .widget import widget
+
+        return widget(self, seed=seed, overlay=overlay)
 
     # -- actions --------------------------------------------------------------
 

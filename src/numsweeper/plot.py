@@ -21,7 +21,7 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -29,6 +29,9 @@ from numpy.typing import ArrayLike, NDArray
 try:
     from matplotlib.axes import Axes
     from matplotlib.colors import LinearSegmentedColormap
+    from matplotlib.figure import Figure
+    from matplotlib.patches import Rectangle
+    from matplotlib.ticker import MaxNLocator
 except ImportError as exc:  # pragma: no cover - exercised by a monkeypatched import
     raise ImportError(
         "numsweeper.plot needs matplotlib; install it with: pip install numsweeper[plot]"
@@ -40,11 +43,32 @@ from .board import Board
 from .game import Game, Snapshot
 from .render import DIGIT_COLORS, check_visible, downsample
 
-__all__ = ["TEXT_MAX_CELLS", "plot_board", "plot_distribution"]
+__all__ = ["LABEL_GAP_PX", "MIN_FONT_SIZE", "TEXT_MAX_CELLS", "plot_board", "plot_distribution"]
 
 #: Boards up to this many cells get digits, flags and mines drawn as text and
 #: a grid; larger ones are drawn as an image alone (text would be unreadable).
 TEXT_MAX_CELLS = 1024
+
+#: Labels in a cell are sized to the cell, leaving at least this many pixels
+#: between neighbouring labels; below :data:`MIN_FONT_SIZE` points they are
+#: left out (the colours still tell).
+LABEL_GAP_PX = 3.0
+MIN_FONT_SIZE = 3.5
+
+# Width (and height) of a cell's label in ems, with room to spare: one bold
+# digit or symbol is about 0.7 em wide and 1.2 em tall as drawn; two regular
+# digits are about 1.3 em wide.
+_TEXT_EMS = 1.3
+_PERCENT_EMS = 1.45
+_TICK_SIZE = 7
+# Markers of events on large boards: hollow, a fixed number of points wide.
+_EVENT_STYLE: dict[str, Any] = {
+    "marker": "o",
+    "markersize": 14,
+    "markerfacecolor": "none",
+    "markeredgecolor": "#ff0000",
+    "markeredgewidth": 2,
+}
 
 # Longest side of the image handed to imshow: larger boards are block-averaged
 # first (see numsweeper.render.downsample) so drawing costs the same at 10^8.
@@ -59,6 +83,9 @@ _BACKGROUND = {
 }
 _MARKS = {int(FLAG): ("F", "#d00000"), int(MINE): ("*", "#000000"), int(EXPLODED): ("*", "#000")}
 _MARKS[int(WRONG_FLAG)] = ("X", "#d00000")
+
+# Where plot_distribution may put its legend.
+_Top = Literal["upper right", "upper left", "upper center"]
 
 # Safe green through yellow to mine red, for probabilities.
 _HEAT = LinearSegmentedColormap.from_list("numsweeper_heat", ["#1a9850", "#fee08b", "#d73027"])
@@ -140,10 +167,15 @@ def plot_board(
 
     Small boards (up to :data:`TEXT_MAX_CELLS` cells) show a grid, digits in
     their traditional colours, ``F`` for flags, ``*`` for mines (the exploded
-    one on red) and ``X`` for wrong flags.  Larger boards are one image with
-    nearest-neighbour interpolation, each pixel a cell (block-averaged above
-    2048 cells a side, the exploded mine kept red).  Axes are in cell
-    coordinates at every size: ``x`` is the column, ``y`` the row.
+    one on red) and ``X`` for wrong flags.  Labels are sized to the cells as
+    the axes hold them when drawn here, with :data:`LABEL_GAP_PX` pixels
+    between neighbours, and left out below :data:`MIN_FONT_SIZE` points;
+    ticks are integers, thinned to what fits.  Larger boards are one image
+    with nearest-neighbour interpolation, each pixel a cell (down-sampled
+    above 2048 cells a side by :func:`numsweeper.render.downsample`, which
+    keeps sparse openings, flags and mines visible), with rings of a fixed
+    screen size at the exploded mine and at a game's last click.  Axes are
+    in cell coordinates at every size: ``x`` is the column, ``y`` the row.
 
     Parameters
     ----------
@@ -159,7 +191,9 @@ def plot_board(
     probabilities : array_like of float, shape (rows, cols), optional
         Mine probabilities of hidden cells (NaN elsewhere), such as
         ``numsweeper.solver.analyze(...).probabilities`` (the analysis itself
-        is accepted too), overlaid as a heat map with a colour bar.
+        is accepted too), overlaid as a heat map with a colour bar.  On small
+        boards each uncertain hidden cell also shows its whole percentage
+        (1 to 99; certain cells are left to their colour).
 
     Returns
     -------
@@ -211,18 +245,6 @@ def plot_board(
         shown = np.where(hidden_mines, MINE, cells).astype(np.int8) if hidden_mines.size else cells
         rgb = downsample(shown, max_side=_IMAGE_SIDE)
     ax.imshow(rgb, interpolation="nearest", extent=extent, aspect="equal")
-    if small:
-        _draw_marks(ax, cells)
-        for r, c in np.argwhere(hidden_mines).tolist():  # on the raised grey, in grey
-            ax.text(c, r, "*", ha="center", va="center", color="#404040", fontsize=9)
-        ax.set_xticks(np.arange(-0.5, cols, 1), minor=True)
-        ax.set_yticks(np.arange(-0.5, rows, 1), minor=True)
-        ax.grid(which="minor", color="#7b7b7b", linewidth=0.6)
-        ax.tick_params(which="minor", length=0)
-        if max(rows, cols) <= 30:
-            ax.set_xticks(np.arange(cols))
-            ax.set_yticks(np.arange(rows))
-            ax.tick_params(labelsize=7, length=0)
     if heat is not None:
         f = -(-max(rows, cols) // _IMAGE_SIDE)
         overlay = heat if f == 1 else _block_nanmean(heat, f)
@@ -237,9 +259,21 @@ def plot_board(
             aspect="equal",
         )
         ax.figure.colorbar(image, ax=ax, label="mine probability", shrink=0.8)
-        if small:
-            for r, c in np.argwhere(np.isfinite(heat) & (cells == HIDDEN)).tolist():
-                ax.text(c, r, f"{heat[r, c]:.0%}"[:-1], ha="center", va="center", fontsize=6)
+    # Sized now that the colour bar has taken its share of the figure.
+    cell = _cell_points(ax, rows, cols)
+    _integer_ticks(ax, cell * cols, cell * rows, len(str(max(rows, cols) - 1)))
+    if small:
+        _draw_marks(ax, cells, hidden_mines, cell)
+        if heat is not None:
+            if hidden_mines.size:  # a mine's mark takes the cell
+                heat = np.where(hidden_mines, np.nan, heat)
+            _draw_percentages(ax, heat, cells, cell)
+        ax.set_xticks(np.arange(-0.5, cols, 1), minor=True)
+        ax.set_yticks(np.arange(-0.5, rows, 1), minor=True)
+        ax.grid(which="minor", color="#7b7b7b", linewidth=0.6)
+        ax.tick_params(which="minor", length=0)
+    else:
+        _mark_events(ax, cells, obj)
     ax.set_xlim(-0.5, cols - 0.5)
     ax.set_ylim(rows - 0.5, -0.5)
     ax.set_xlabel("col")
@@ -252,9 +286,51 @@ def _hex(color: str) -> tuple[int, int, int]:
     return (int(color[1:3], 16), int(color[3:5], 16), int(color[5:7], 16))
 
 
-def _draw_marks(ax: Axes, cells: NDArray[np.int8]) -> None:
-    """Digits in their colours and symbols for flags and mines (small boards only)."""
-    size = 9 if max(cells.shape) <= 30 else 6
+def _root(ax: Axes) -> Figure:
+    """The figure an axes is drawn on (through any subfigures)."""
+    figure = ax.figure
+    return figure if isinstance(figure, Figure) else figure.figure
+
+
+def _cell_points(ax: Axes, rows: int, cols: int) -> float:
+    """Side of one cell in points: the axes box fitted to the board's aspect."""
+    box = ax.get_window_extent()  # pixels, before the aspect shrinks one side
+    points = 72.0 / _root(ax).dpi
+    return float(min(box.width / cols, box.height / rows) * points)
+
+
+def _integer_ticks(ax: Axes, width: float, height: float, digits: int) -> None:
+    """As many integer ticks (1, 2 or 5 cells apart, times 10^k) as fit the axes' sides.
+
+    A label takes about 0.65 em a digit across and 1.25 em up, plus room to
+    spare; ``width`` and ``height`` are the board's sides in points.
+    """
+    across = _TICK_SIZE * 0.65 * max(digits, 2) + 8.0
+    up = _TICK_SIZE * 1.25 + 6.0
+    for axis, length, space in ((ax.xaxis, width, across), (ax.yaxis, height, up)):
+        bins = max(1, int(length // space))
+        axis.set_major_locator(
+            MaxNLocator(nbins=bins, integer=True, min_n_ticks=1, steps=[1, 2, 5, 10])
+        )
+    ax.tick_params(labelsize=_TICK_SIZE, length=2)
+
+
+def _font_size(cell: float, ems: float, largest: float, dpi: float) -> float | None:
+    """Font size (points) for text ``ems`` em wide or tall in a cell; None if too small.
+
+    Neighbouring labels keep :data:`LABEL_GAP_PX` between them.
+    """
+    size = min(largest, (cell - LABEL_GAP_PX * 72.0 / dpi) / ems)
+    return size if size >= MIN_FONT_SIZE else None
+
+
+def _draw_marks(
+    ax: Axes, cells: NDArray[np.int8], hidden_mines: NDArray[np.bool_], cell: float
+) -> None:
+    """Digits in their colours, symbols for flags and mines, and hidden mines in grey."""
+    size = _font_size(cell, _TEXT_EMS, 9.0, _root(ax).dpi)
+    if size is None:
+        return
     for r, c in np.argwhere((cells > 0) | (cells < HIDDEN)).tolist():
         code = int(cells[r, c])
         if code in DIGIT_COLORS:
@@ -264,6 +340,41 @@ def _draw_marks(ax: Axes, cells: NDArray[np.int8]) -> None:
         else:  # pragma: no cover - every code above 0 or below HIDDEN is covered
             continue
         ax.text(c, r, text, ha="center", va="center", color=color, fontsize=size, weight="bold")
+    for r, c in np.argwhere(hidden_mines).tolist():  # on the raised grey, in grey
+        ax.text(c, r, "*", ha="center", va="center", color="#404040", fontsize=size)
+
+
+def _draw_percentages(
+    ax: Axes, heat: NDArray[np.float64], cells: NDArray[np.int8], cell: float
+) -> None:
+    """The mine probability of each hidden cell in whole percent, where it fits.
+
+    Certain cells (0 and 100%) go unlabelled: their colour says it, and so
+    every label has at most two digits.
+    """
+    size = _font_size(cell, _PERCENT_EMS, 7.0, _root(ax).dpi)
+    if size is None:
+        return
+    uncertain = (cells == HIDDEN) & (heat > 0) & (heat < 1)
+    for r, c in np.argwhere(uncertain).tolist():
+        percent = min(max(round(100 * float(heat[r, c])), 1), 99)
+        ax.text(c, r, str(percent), ha="center", va="center", fontsize=size)
+
+
+def _mark_events(ax: Axes, cells: NDArray[np.int8], obj: Any) -> None:
+    """Rings of a fixed screen size at the exploded mine and the last click.
+
+    On a large board a cell is a pixel or less, so a loss is a red dot
+    nobody finds; markers are sized in points, not cells.
+    """
+    if cells.min() <= EXPLODED:
+        rows, cols = np.nonzero(cells == EXPLODED)
+        ax.plot(cols, rows, linestyle="none", label="exploded mine", **_EVENT_STYLE)
+    moves = obj.moves if isinstance(obj, Game) else ()
+    if moves:
+        last = moves[-1]
+        style = {**_EVENT_STYLE, "markeredgecolor": "#1f4fff", "marker": "s"}
+        ax.plot([last.col], [last.row], linestyle="none", label="last click", **style)
 
 
 def plot_distribution(
@@ -278,7 +389,9 @@ def plot_distribution(
     Bars show the fraction of values per bin, so histograms of different
     sample sizes can share one ``ax``: call again with another ``label``.
     The mean is a solid line, mean +/- sd dashed lines, and the legend gives
-    both with the sample size.
+    both with the sample size.  The legend goes to the top corner (or the
+    top middle) with the lowest bars under it, and the y axis leaves room
+    above those bars, so it never hides a peak.
 
     Parameters
     ----------
@@ -344,5 +457,51 @@ def plot_distribution(
     ax.set_ylabel("fraction")
     if label and not ax.get_xlabel():
         ax.set_xlabel(label)
-    ax.legend(fontsize=8)
+    _legend_clear_of_bars(ax)
     return ax
+
+
+def _legend_clear_of_bars(ax: Axes) -> None:
+    """Put the legend in the top corner (or middle) with the lowest bars under it.
+
+    Then leave headroom above the data so that those bars end below the
+    legend: the top margin is set with ``Axes.set_ymargin``, so the y axis
+    still autoscales when more histograms are added.  Placing it needs one
+    draw without rendering, to learn the legend's size.
+    """
+    ax.set_ymargin(0.05)
+    bars = [
+        (p.get_x(), p.get_x() + p.get_width(), p.get_height())
+        for p in ax.patches
+        if isinstance(p, Rectangle)
+    ]
+    legend = ax.legend(fontsize=8, loc="upper right")
+    tallest = max((h for _, _, h in bars), default=0.0)
+    if tallest <= 0:
+        return
+    _root(ax).draw_without_rendering()
+    box, frame = legend.get_window_extent(), ax.get_window_extent()
+    share = (frame.y1 - box.y0) / frame.height  # of the axes' height, with padding
+    if share >= 0.9:  # no room to make: let matplotlib choose
+        ax.legend(fontsize=8, loc="best")
+        return
+    pad = frame.x1 - box.x1
+    spans: dict[_Top, tuple[float, float]] = {
+        "upper right": (box.x0, box.x1),
+        "upper left": (frame.x0 + pad, frame.x0 + pad + box.width),
+        "upper center": (
+            frame.x0 + (frame.width - box.width) / 2,
+            frame.x0 + (frame.width + box.width) / 2,
+        ),
+    }
+    to_data = ax.transData.inverted()
+    best: tuple[float, _Top] | None = None
+    for loc, (left, right) in spans.items():
+        (x0, _), (x1, _) = to_data.transform([(left, frame.y0), (right, frame.y0)])
+        under = max((h for a, b, h in bars if b > x0 and a < x1), default=0.0)
+        top = under * 1.04 / (1 - share)  # the legend's bottom clears those bars
+        if best is None or top < best[0] - 1e-12:
+            best = (top, loc)
+    assert best is not None
+    ax.legend(fontsize=8, loc=best[1])
+    ax.set_ymargin(max(0.05, best[0] / tallest - 1))

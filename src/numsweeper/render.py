@@ -33,8 +33,11 @@ if TYPE_CHECKING:
 __all__ = [
     "BATCH_SHOW",
     "DIGIT_COLORS",
+    "EVENT_RING_RADIUS",
     "HTML_MAX_CELLS",
     "IMAGE_MAX_SIDE",
+    "POOLED",
+    "POOL_BELOW",
     "SYMBOLS",
     "batch_html",
     "board_text",
@@ -43,6 +46,7 @@ __all__ = [
     "check_visible",
     "downsample",
     "png_bytes",
+    "ring_events",
     "to_html",
     "visible_text",
 ]
@@ -225,12 +229,43 @@ def cell_rgb(cells: NDArray[np.int8]) -> NDArray[np.uint8]:
     return _PALETTE[np.asarray(cells, dtype=np.int8).view(np.uint8)]
 
 
+#: Categories :func:`downsample` pools, highest priority first: a block holding
+#: any cell of a pooled category takes that category's colour.
+POOLED: Final = ("exploded", "wrong flag", "flag", "mine", "revealed", "hidden")
+
+#: A category is pooled when at most this fraction of the image's blocks hold
+#: it (the exploded mine always is); commoner ones are averaged, so that their
+#: density shows as a shade instead of filling the picture.
+POOL_BELOW: Final = 0.5
+
+# Bit of each visible code's category (by code % 256), in POOLED's order.
+_CATEGORY = np.zeros(256, dtype=np.uint8)
+_CATEGORY[:9] = 1 << POOLED.index("revealed")
+for _marked, _name in (
+    (EXPLODED, "exploded"),
+    (WRONG_FLAG, "wrong flag"),
+    (FLAG, "flag"),
+    (MINE, "mine"),
+    (HIDDEN, "hidden"),
+):
+    _CATEGORY[int(_marked) % 256] = 1 << POOLED.index(_name)
+# The colour a pooled block takes: the category's own (revealed: blank).
+_POOLED_RGB = np.array(
+    [_PALETTE[int(code) % 256] for code in (EXPLODED, WRONG_FLAG, FLAG, MINE, 0, HIDDEN)],
+    dtype=np.uint8,
+)
+
+
 def downsample(cells: NDArray[np.int8], *, max_side: int = IMAGE_MAX_SIDE) -> NDArray[np.uint8]:
     """Colour a board of any size as an image at most ``max_side`` pixels a side.
 
-    Each pixel is the mean colour of the ``f`` x ``f`` block of cells it
-    covers, ``f = ceil(max(rows, cols) / max_side)``.  Blocks holding an
-    exploded mine are painted pure red so a loss stays visible at any scale.
+    Each pixel covers an ``f`` x ``f`` block of cells, ``f = ceil(max(rows,
+    cols) / max_side)``, and is the block's mean colour, except that rare
+    categories are max-pooled: a category (see :data:`POOLED`) found in at
+    most :data:`POOL_BELOW` of the blocks paints every block that holds one
+    of its cells, the highest-priority category winning.  So a few openings,
+    flags or mines on a huge board stay visible instead of fading into the
+    average, and the exploded mine (always pooled) is a pure red pixel.
     Memory is one byte per cell of scratch plus the output.
 
     Parameters
@@ -251,9 +286,12 @@ def downsample(cells: NDArray[np.int8], *, max_side: int = IMAGE_MAX_SIDE) -> ND
     >>> from numsweeper.render import downsample
     >>> cells = np.full((1000, 300), ns.HIDDEN, np.int8)
     >>> cells[999, 299] = ns.EXPLODED
+    >>> cells[:2, :2] = 0  # a tiny opening: 4 of the first block's 100 cells
     >>> image = downsample(cells, max_side=100)
-    >>> image.shape, image[-1, -1].tolist(), image[0, 0].tolist()
+    >>> image.shape, image[-1, -1].tolist(), image[1, 1].tolist()
     ((100, 30, 3), [255, 0, 0], [158, 158, 158])
+    >>> image[0, 0].tolist()  # pooled: the opening shows
+    [228, 228, 228]
     """
     if max_side < 1:
         raise ValueError(f"max_side must be >= 1, got {max_side!r}")
@@ -264,26 +302,38 @@ def downsample(cells: NDArray[np.int8], *, max_side: int = IMAGE_MAX_SIDE) -> ND
         return cell_rgb(codes)
     row_starts = np.arange(0, rows, f)
     col_starts = np.arange(0, cols, f)
-    # Sum each channel over blocks of f rows, a band of whole blocks at a
-    # time (reshape-sum is far faster than reduceat over the long axis).
+    # Sum each channel, and OR the category bits, over blocks of f rows, a
+    # band of whole blocks at a time (reshape-reduce is far faster than
+    # reduceat over the long axis).
     row_sums = np.empty((3, len(row_starts), cols), dtype=np.uint32)
+    row_kinds = np.empty((len(row_starts), cols), dtype=np.uint8)
     band = f * max(1, _BAND_CELLS // (f * cols))
     for top in range(0, rows, band):
         index = codes[top : top + band].view(np.uint8)
         height = index.shape[0]
         full = height - height % f
-        out = row_sums[:, top // f : top // f + -(-height // f)]
+        blocks = slice(top // f, top // f + -(-height // f))
+        out = row_sums[:, blocks]
         for channel, lut in enumerate(_CHANNELS):
             values = lut[index]
             out[channel, : full // f] = values[:full].reshape(-1, f, cols).sum(1, np.uint32)
             if full < height:
                 out[channel, -1] = values[full:].sum(0, np.uint32)
+        kinds = _CATEGORY[index]
+        row_kinds[blocks][: full // f] = np.bitwise_or.reduce(
+            kinds[:full].reshape(-1, f, cols), axis=1
+        )
+        if full < height:
+            row_kinds[blocks][-1] = np.bitwise_or.reduce(kinds[full:], axis=0)
     sums = np.add.reduceat(row_sums, col_starts, axis=2)
     area = np.outer(np.diff(row_starts, append=rows), np.diff(col_starts, append=cols))
     image = ((sums + area // 2) // area).astype(np.uint8).transpose(1, 2, 0)
-    if codes.min() <= EXPLODED:  # cheap test before looking for the mine
-        boom = np.argwhere(codes == EXPLODED)
-        image[boom[:, 0] // f, boom[:, 1] // f] = _PALETTE[int(EXPLODED) % 256]
+    kinds = np.bitwise_or.reduceat(row_kinds, col_starts, axis=1)
+    # Lowest priority first, so that higher ones paint over it.
+    for bit in reversed(range(len(POOLED))):
+        held = (kinds >> bit) & 1 == 1
+        if bit == 0 or np.count_nonzero(held) <= POOL_BELOW * held.size:
+            image[held] = _POOLED_RGB[bit]
     return np.ascontiguousarray(image)
 
 
@@ -396,11 +446,49 @@ def _table(codes: NDArray[np.int8], labels: bool) -> str:
     return "".join(parts)
 
 
+#: Radius, in image pixels, of the ring drawn around an exploded mine on a
+#: down-sampled image, where the mine itself is a single pixel.
+EVENT_RING_RADIUS: Final = 6
+
+# Pixel offsets of a ring one and a half pixels thick.
+_RING = np.argwhere(np.abs(np.hypot(*np.mgrid[-8:9, -8:9]) - EVENT_RING_RADIUS) < 0.75) - 8
+
+
+def ring_events(rgb: NDArray[np.uint8], points: ArrayLike, *, color: str = "#ff0000") -> None:
+    """Draw a ring of radius :data:`EVENT_RING_RADIUS` pixels around each point, in place.
+
+    Parameters
+    ----------
+    rgb : ndarray of uint8, shape (height, width, 3)
+        The image (changed in place).
+    points : array_like of int, shape (k, 2)
+        ``(row, col)`` of each event, in image pixels.
+    color : str
+        ``'#rrggbb'``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numsweeper.render import ring_events
+    >>> image = np.zeros((20, 20, 3), np.uint8)
+    >>> ring_events(image, [[10, 10]])
+    >>> image[10, 16].tolist(), image[10, 10].tolist()
+    ([255, 0, 0], [0, 0, 0])
+    """
+    centres = np.asarray(points, dtype=np.intp).reshape(-1, 2)
+    at = (centres[:, None, :] + _RING[None]).reshape(-1, 2)
+    height, width = rgb.shape[:2]
+    inside = (at[:, 0] >= 0) & (at[:, 0] < height) & (at[:, 1] >= 0) & (at[:, 1] < width)
+    rgb[at[inside, 0], at[inside, 1]] = _hex(color)
+
+
 def _image(codes: NDArray[np.int8], max_side: int) -> str:
     rows, cols = codes.shape
     rgb = downsample(codes, max_side=max_side)
     height, width = rgb.shape[:2]
     f = -(-max(rows, cols) // max_side)
+    if f > 1 and codes.min() <= EXPLODED:  # a cheap test before looking for the mine
+        ring_events(rgb, np.argwhere(codes == EXPLODED) // f)
     # Small images are blown up by the browser (pixelated) to a readable size.
     zoom = max(1, 256 // max(height, width))
     data = base64.b64encode(png_bytes(rgb)).decode("ascii")
