@@ -12,6 +12,7 @@ import importlib.util
 _EXTRAS = {
     "gymnasium": ["src/numsweeper/envs/*"],
     "anywidget": ["src/numsweeper/widget.py"],
+    "starlette": ["src/numsweeper/server/*"],
 }
 
 collect_ignore_glob = [

@@ -41,7 +41,7 @@ __all__ = ["SUBCOMMAND_MODULES", "main"]
 # Subcommands that live in modules of their own.  Each module exposes
 # ``add_parser(subparsers)``, which adds one subcommand to the ``argparse``
 # sub-parsers and sets ``func`` (a callable ``args -> exit code``).
-SUBCOMMAND_MODULES: list[str] = ["numsweeper.play"]
+SUBCOMMAND_MODULES: list[str] = ["numsweeper.play", "numsweeper.server.cli"]
 # ---------------------------------------------------------------------------
 
 _RULES = {"none": None, "safe": "safe", "opening": "opening"}

@@ -1,0 +1,141 @@
+"""What a server is configured with: its database and its limits.
+
+Plain data, importable without the ``serve`` extra (the CLI reads it to
+parse its options before anything heavy is imported).
+
+Examples
+--------
+>>> from numsweeper.server.settings import Settings, database_url
+>>> Settings(database="sqlite:////tmp/games.db").max_cells
+1000000
+>>> database_url("postgresql://ns@127.0.0.1:5432/games")
+'postgresql+psycopg://ns@127.0.0.1:5432/games'
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["ENVIRONMENT_VARIABLE", "Settings", "database_url", "default_database"]
+
+#: Where ``numsweeper serve --workers N`` hands its settings to the worker processes.
+ENVIRONMENT_VARIABLE = "NUMSWEEPER_SERVE_SETTINGS"
+
+_SCHEMES = {
+    "sqlite": "sqlite",
+    "postgresql": "postgresql+psycopg",
+    "postgres": "postgresql+psycopg",
+    "postgresql+psycopg": "postgresql+psycopg",
+}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """A server's configuration.
+
+    Attributes
+    ----------
+    database : str
+        A database URL: ``sqlite:///PATH`` or ``postgresql://USER:PASSWORD@HOST:PORT/DB``.
+    max_cells : int
+        The largest board a game may have, in cells.
+    max_body : int
+        The largest request body accepted, in bytes.
+    max_players : int
+        Players per race room.
+    poll_interval : float
+        Seconds between checks for race moves made through other server
+        processes (moves made through this process are pushed at once).
+    leaderboard_size : int
+        Entries a leaderboard returns at most.
+
+    Examples
+    --------
+    >>> from numsweeper.server.settings import Settings
+    >>> s = Settings(database="sqlite:///games.db", max_cells=10_000)
+    >>> Settings.from_json(s.to_json()) == s
+    True
+    """
+
+    database: str
+    max_cells: int = 1_000_000
+    max_body: int = 16 * 1024
+    max_players: int = 8
+    poll_interval: float = 0.5
+    leaderboard_size: int = 20
+
+    def __post_init__(self) -> None:
+        database_url(self.database)  # refuse an unsupported URL early
+        for name in ("max_cells", "max_body", "max_players", "leaderboard_size"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+        if not self.poll_interval > 0:
+            raise ValueError(f"poll_interval must be > 0, got {self.poll_interval!r}")
+
+    def to_json(self) -> str:
+        """These settings as JSON (for worker processes)."""
+        return json.dumps(dataclasses.asdict(self))
+
+    @classmethod
+    def from_json(cls, text: str) -> Settings:
+        """The settings :meth:`to_json` wrote."""
+        return cls(**json.loads(text))
+
+
+def database_url(url: str) -> str:
+    """The SQLAlchemy URL of a database URL, with the driver this server uses.
+
+    Parameters
+    ----------
+    url : str
+        ``sqlite:///PATH`` (``sqlite://`` alone is an in-memory database,
+        for tests), ``postgresql://...`` or ``postgres://...``.
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    ValueError
+        For another scheme.
+
+    Examples
+    --------
+    >>> from numsweeper.server.settings import database_url
+    >>> database_url("sqlite:///games.db")
+    'sqlite:///games.db'
+    >>> database_url("mysql://x")
+    Traceback (most recent call last):
+        ...
+    ValueError: unsupported database URL 'mysql://...': use sqlite:///PATH or postgresql://...
+    """
+    scheme, sep, rest = url.partition("://")
+    if not sep or scheme not in _SCHEMES:
+        shown = f"{scheme}://..." if sep else url[:40]
+        raise ValueError(
+            f"unsupported database URL {shown!r}: use sqlite:///PATH or postgresql://..."
+        )
+    return f"{_SCHEMES[scheme]}://{rest}"
+
+
+def default_database() -> str:
+    """The default database: an SQLite file in the user's data directory.
+
+    ``$XDG_DATA_HOME/numsweeper/games.db``, or
+    ``~/.local/share/numsweeper/games.db`` (``numsweeper serve`` creates
+    the directory).
+
+    Examples
+    --------
+    >>> from numsweeper.server.settings import default_database
+    >>> default_database().startswith("sqlite:///") and default_database().endswith("games.db")
+    True
+    """
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return f"sqlite:///{Path(base) / 'numsweeper' / 'games.db'}"
