@@ -616,7 +616,8 @@ def test_unknown_first_click_rule(rule: Any) -> None:
 
 @pytest.mark.parametrize("rule", [0, True, np.array(["safe", "x"]), ["safe"]])
 def test_a_first_click_rule_that_is_not_a_string(rule: Any) -> None:
-    with pytest.raises(TypeError, match=r"first_click must be None \('none'\), 'safe' or 'opening', got"):
+    message = r"first_click must be None \('none'\), 'safe' or 'opening', got"
+    with pytest.raises(TypeError, match=message):
         ns.Game.new(9, 9, 10, first_click=rule)
     with pytest.raises(TypeError, match="first_click must be"):
         ns.generate_boards(2, 9, 9, 10, first_click=rule, click=(0, 0))

@@ -275,7 +275,8 @@ def test_undoing_the_first_reveal_keeps_the_layout() -> None:
         np.testing.assert_array_equal(game.board.mines, layout)
 
 
-def test_undo_of_a_big_flood_costs_its_cells_not_a_replay() -> None:
+def test_undo_and_redo_of_a_big_flood() -> None:
+    # (What undo costs is measured in benchmarks/bench_records.py: O(cells changed).)
     game = ns.Game.new(300, 300, 20, seed=3, first_click="opening")
     game.reveal(150, 150)
     assert game.board is not None and game.board.hidden_safe < 300 * 300 // 2
@@ -426,3 +427,51 @@ def test_undo_all_returns_to_the_start(rows: int, cols: int, data: st.DataObject
     while game.moves:
         game.undo()
     assert position(game) == start
+
+
+# -- a game's board is the game's --------------------------------------------------------
+
+
+def test_a_games_board_reads_but_does_not_play() -> None:
+    game = ns.Game.new(3, 3, 1, strategy=ns.FixedPlacement([(0, 0)]))
+    game.reveal(0, 1)
+    board = game.board
+    assert board is not None
+    for move in (board.reveal, board.toggle_flag, board.chord):
+        with pytest.raises(ns.IllegalMoveError, match="belongs to a Game"):
+            move(2, 2)
+    assert game.moves[-1].row == 0 and board.revealed[0, 1] and not board.revealed[2, 2]
+    game.reveal(2, 2)
+    assert board.revealed[2, 2]  # the view follows the game
+    # A board the caller built is taken over by the game it starts.
+    own = ns.Board([[True, False, False]])
+    taken = ns.Game(own)
+    with pytest.raises(ns.IllegalMoveError):
+        own.reveal(0, 2)
+    taken.reveal(0, 2)
+    assert own.revealed[0, 2] and taken.board is own
+
+
+def test_a_game_on_another_games_board_is_independent() -> None:
+    game = ns.Game.new(2, 3, 1, strategy=ns.FixedPlacement([(0, 0)]))
+    game.reveal(1, 2)
+    assert game.board is not None
+    other = ns.Game(game.board)  # copied: the two never share a cell
+    assert other.reveal(1, 0).state is S.WON
+    assert game.snapshot().cells[1, 0] == ns.HIDDEN and game.state is S.IN_PROGRESS
+    game.undo()
+    assert other.snapshot().cells[1, 2] == 0 and other.state is S.WON
+
+
+@pytest.mark.parametrize("make", ["copy.copy", "copy.deepcopy", "pickle"])
+def test_board_copies_are_whole_and_independent(make: str) -> None:
+    board = ns.Board([[True, False, False], [False, False, False]])
+    board.reveal(0, 2)
+    twin = {
+        "copy.copy": copy.copy,
+        "copy.deepcopy": copy.deepcopy,
+        "pickle": lambda b: pickle.loads(pickle.dumps(b)),
+    }[make](board)
+    twin.reveal(1, 0)
+    assert twin.hidden_safe == 0 and int(twin.revealed.sum()) == 5  # views follow the copy
+    assert board.hidden_safe == 1 and not board.revealed[1, 0]

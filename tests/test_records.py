@@ -1117,7 +1117,27 @@ def mutated(data: bytes, rng: np.random.Generator) -> bytes:
     return bytes(out)
 
 
-FUZZ_GAMES = [hand_in_progress, hand_lost_by_chord, unplaced, board_start]
+def unplaced_on(name: str) -> Callable[[], ns.Game]:
+    """A game waiting for its first click, on one of numpy's bit generators."""
+
+    def make() -> ns.Game:
+        generator = np.random.Generator(getattr(np.random, name)(7))
+        game = ns.Game.new(6, 7, 5, strategy=ns.RandomPlacement(generator), first_click="safe")
+        game.toggle_flag(1, 1)
+        return game
+
+    make.__name__ = f"unplaced_{name}"
+    return make
+
+
+# Every bit generator's state: each checks a bad state in its own way.
+FUZZ_GAMES = [
+    hand_in_progress,
+    hand_lost_by_chord,
+    unplaced,
+    board_start,
+    *(unplaced_on(name) for name in ("MT19937", "Philox", "SFC64", "PCG64DXSM")),
+]
 
 
 @pytest.mark.parametrize("suffix", [".json", ".npz"])
@@ -1345,3 +1365,11 @@ def test_version_1_npz_fixture() -> None:
     assert game.undo() == V1_NPZ_MOVES[-1]
     before = game.snapshot()
     assert before.state is S.IN_PROGRESS and before.cells[4, 0] == ns.FLAG
+
+
+def test_a_short_mt19937_key_is_a_bad_file() -> None:
+    # MT19937 checks its state with an IndexError, not a ValueError.
+    data = unplaced_on("MT19937")().to_dict()
+    data["strategy"]["state"]["state"]["key"] = data["strategy"]["state"]["state"]["key"][:5]
+    with pytest.raises(ns.InvalidGameFileError, match="bad generator state"):
+        ns.Game.from_dict(data)

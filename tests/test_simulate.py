@@ -337,7 +337,11 @@ def test_bad_policies_are_reported() -> None:
         ({"games": -1}, ValueError, "games must be >= 0, got -1"),
         ({"games": 2.5}, TypeError, "games must be an integer"),
         ({"mines": 81}, ns.InvalidBoardError, "mines must be in"),
-        ({"mines": 73}, ns.InvalidBoardError, r"mines must be in 0\.\.72 for a 9x9 board with first_click='opening'"),
+        (
+            {"mines": 73},
+            ns.InvalidBoardError,
+            r"mines must be in 0\.\.72 for a 9x9 board with first_click='opening'",
+        ),
         ({"workers": 0}, ValueError, "workers must be >= 1"),
         ({"chunk_size": 0}, ValueError, "chunk_size must be >= 1"),
         ({"policy": "greedy"}, ValueError, "unknown policy 'greedy'"),
@@ -492,7 +496,7 @@ def test_a_policy_that_cannot_reach_workers_is_named_with_the_fix() -> None:
         return first_hidden(visible, mines_left, rng)
 
     for policy in (lambda v, m, r: first_hidden(v, m, r), local):
-        with pytest.raises(TypeError, match="cannot be sent to worker processes.*top level"):
+        with pytest.raises(TypeError, match=r"cannot be sent to worker processes.*top level"):
             ns.simulate(10, 9, 9, 10, policy=policy, workers=2)
     assert ns.simulate(10, 9, 9, 10, policy=local, seed=1).games == 10  # fine in-process
 

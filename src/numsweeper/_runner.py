@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing
+import multiprocessing.connection
 import os
 import queue as queue_module
 import signal
@@ -75,9 +76,9 @@ class Done:
 _WORKER_HOOKS: Hooks | None = None
 
 
-def _worker_init(queue: Any, stop: Any, parent: int, warm_up: Callable[[], None] | None) -> None:
+def _worker_init(queue: Any, stop: Any, warm_up: Callable[[], None] | None) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's business
-    threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+    threading.Thread(target=_watch_parent, daemon=True).start()
     global _WORKER_HOOKS
     _WORKER_HOOKS = Hooks(
         report=lambda games, wins: queue.put(("progress", games, wins)),
@@ -88,12 +89,21 @@ def _worker_init(queue: Any, stop: Any, parent: int, warm_up: Callable[[], None]
     queue.put(("ready", time.perf_counter(), 0))
 
 
-def _watch_parent(parent: int) -> None:
-    """Exit this worker as soon as the process that started it is gone."""
-    while True:
-        if os.getppid() != parent:
-            os._exit(1)
+def _watch_parent() -> None:
+    """Exit this worker as soon as the process that started the pool is gone.
+
+    Its sentinel (a pipe multiprocessing keeps open to that process) becomes
+    ready when it dies, whatever the start method: with fork the parent is
+    the worker's parent process, with forkserver and spawn it is not.
+    """
+    parent = multiprocessing.parent_process()
+    if parent is not None:
+        multiprocessing.connection.wait([parent.sentinel])
+        os._exit(1)
+    born = os.getppid()  # (no sentinel: fall back to watching the parent's pid)
+    while os.getppid() == born:
         time.sleep(_WATCH_PERIOD)
+    os._exit(1)
 
 
 def _in_worker(function: Callable[..., Done], *args: Any) -> Done:
@@ -120,6 +130,9 @@ class Runner:
         Run once in every worker process (and here, for ``workers=1``) before
         the first chunk: compiles, imports.  Its time is :attr:`startup`, not
         the run's.
+    on_chunk : callable, optional
+        ``on_chunk(done)`` for each chunk that an executor finished: there,
+        chunks cannot report while they run, so progress comes per chunk.
     """
 
     def __init__(
@@ -130,12 +143,14 @@ class Runner:
         on_progress: Callable[[int, int], None] | None = None,
         on_stopping: Callable[[], None] | None = None,
         warm_up: Callable[[], None] | None = None,
+        on_chunk: Callable[[Done], None] | None = None,
     ) -> None:
         self.workers = workers
         self.executor = executor
         self.on_progress = on_progress
         self.on_stopping = on_stopping
         self.warm_up = warm_up
+        self.on_chunk = on_chunk
         self.interrupted = False
         self._handling = False  # our SIGINT handler is installed
         #: Seconds of pool start-up and warm-up before the first chunk ran.
@@ -226,7 +241,7 @@ class Runner:
             self.workers,
             mp_context=context,
             initializer=_worker_init,
-            initargs=(news, stop, os.getpid(), self.warm_up),
+            initargs=(news, stop, self.warm_up),
         )
         ready: list[float] = []
         futures: dict[Future[Done], int] = {}
@@ -316,6 +331,8 @@ class Runner:
                     if future.cancelled():
                         continue
                     done = future.result()  # (raises the chunk's error)
+                    if self.on_chunk is not None:
+                        self.on_chunk(done)
                     yield futures[future], done
                     if done.interrupted and not self.interrupted:
                         # (a Ctrl-C that reached a chunk in a thread of this process)

@@ -110,7 +110,7 @@ class Board:
     1
     """
 
-    __slots__ = ("_a", "_views")
+    __slots__ = ("_a", "_game", "_views")
 
     def __init__(self, mines: ArrayLike) -> None:
         try:
@@ -124,18 +124,42 @@ class Board:
         check_dims(layout.shape[0], layout.shape[1], int(np.count_nonzero(layout)))
         self._attach(GameArrays.laid(np.array(layout, dtype=bool, order="C")[None]))
 
-    def _attach(self, arrays: GameArrays) -> None:
+    def _attach(self, arrays: GameArrays, game: bool = False) -> None:
         self._a = arrays
+        self._game = game  # the arrays belong to a Game: moves go through it
         self._views = tuple(
             read_only(x[0]) for x in (arrays.mines, arrays.counts, arrays.revealed, arrays.flagged)
         )
 
     @classmethod
-    def _of(cls, arrays: GameArrays) -> Board:
-        """The board of a one-game state (shared, not copied)."""
+    def _of(cls, arrays: GameArrays, *, game: bool = False) -> Board:
+        """The board of a one-game state (shared, not copied); ``game``: a Game's."""
         board = cls.__new__(cls)
-        board._attach(arrays)
+        board._attach(arrays, game)
         return board
+
+    def _taken(self) -> None:
+        """Refuse a move on a board whose arrays a Game plays (and records)."""
+        if self._game:
+            raise IllegalMoveError(
+                "this board belongs to a Game: play through the game (its reveal, "
+                "toggle_flag and chord record the move); Board(board.mines) is a free copy"
+            )
+
+    def __copy__(self) -> Board:
+        return self.__deepcopy__({})
+
+    def __deepcopy__(self, memo: dict[int, object]) -> Board:
+        """An independent board with the same cells (like ``Game.copy``)."""
+        return Board._of(self._a.copy())
+
+    def __getstate__(self) -> dict[str, object]:
+        return {"arrays": self._a}
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        arrays = state["arrays"]
+        assert isinstance(arrays, GameArrays)
+        self._attach(arrays)
 
     @classmethod
     def _from_arrays(cls, mines: NDArray[np.bool_], counts: NDArray[np.int8]) -> Board:
@@ -315,6 +339,7 @@ class Board:
         >>> board.reveal(1, 1).exploded.tolist()
         [[1, 1]]
         """
+        self._taken()
         r, c = check_coord(row, col, self.rows, self.cols)
         out = rules.reveal(self._a, ONE, at(r), at(c), with_state=False, windowed=True)
         refuse(out.status[0], "reveal", r, c, self._a)
@@ -349,6 +374,7 @@ class Board:
         >>> board.toggle_flag(0, 0), board.toggle_flag(0, 0)
         (True, False)
         """
+        self._taken()
         r, c = check_coord(row, col, self.rows, self.cols)
         status = rules.toggle_flag(self._a, ONE, at(r), at(c), with_state=False)
         refuse(status[0], "toggle_flag", r, c, self._a)
@@ -391,6 +417,7 @@ class Board:
         >>> board.chord(0, 1).cells.tolist()
         [[0, 2]]
         """
+        self._taken()
         r, c = check_coord(row, col, self.rows, self.cols)
         out = rules.chord(self._a, ONE, at(r), at(c), with_state=False, windowed=True)
         return Uncovered(out.opened_cells(), out.hit_cells())

@@ -214,7 +214,8 @@ class Move:
     row, col : int
         The cell.
     time : float
-        Seconds since the game was created (a monotonic clock).
+        Seconds since the game was created (a monotonic clock); for a game
+        of a :class:`~numsweeper.BatchGame`, since the batch was created.
 
     Raises
     ------
@@ -326,9 +327,11 @@ class Game:
     Parameters
     ----------
     board : Board
-        A board to play; the game takes it over (play through the game, not
-        the board, from then on).  Cells the board has revealed or flagged
-        already are the game's starting position.
+        A board to play.  The game takes it over: from then on the board is
+        the game's, for reading, and its own moves raise (play through the
+        game, which records them).  A board that another game holds is
+        copied instead.  Cells the board has revealed or flagged already are
+        the game's starting position.
 
     Examples
     --------
@@ -347,12 +350,16 @@ class Game:
     def __init__(self, board: Board) -> None:
         if not isinstance(board, Board):
             raise TypeError(f"Game needs a Board, got {type(board).__name__}")
-        a = board._a
+        a = board._a.copy() if board._game else board._a  # (another game's: copy)
+        if not board._game:
+            board._game = True
         a.state[0] = _settled_state(a)
         start = None
         if a.revealed[0].any() or a.flagged[0].any():
             start = (np.packbits(a.revealed[0]), np.packbits(a.flagged[0]))
-        self._setup(a, first_click=None, strategy=None, board=board, start=start)
+        self._setup(
+            a, first_click=None, strategy=None, board=board if a is board._a else None, start=start
+        )
 
     def _setup(
         self,
@@ -502,12 +509,13 @@ class Game:
     def board(self) -> Board | None:
         """The board, or ``None`` while a first-click rule waits to lay mines.
 
-        Read it for analysis; play through the game's own methods.
+        Read it for analysis: its arrays follow the game, and its own moves
+        raise (play through the game's methods, which record the moves).
         """
         if not self._a.placed[0]:
             return None
         if self._board is None:
-            self._board = Board._of(self._a)
+            self._board = Board._of(self._a, game=True)
         return self._board
 
     @property
@@ -825,8 +833,11 @@ class Game:
         """Lay the mines at the first reveal, keeping the rule's cells safe."""
         assert self._strategy is not None
         _, rows, cols = self._a.shape
-        safe = safe_zones(rows, cols, np.stack([r, c], axis=1), self._first_click)
-        return place_boards(self._strategy, 1, rows, cols, self.mine_count, safe=safe)
+        clicks = np.stack([r, c], axis=1)
+        safe = safe_zones(rows, cols, clicks, self._first_click)
+        return place_boards(
+            self._strategy, 1, rows, cols, self.mine_count, safe=safe, clicks=clicks
+        )
 
     # -- history --------------------------------------------------------------
 

@@ -352,8 +352,9 @@ class SimulationResult:
     elapsed : float
         Wall-clock seconds.
     interrupted : bool
-        True when Ctrl-C stopped the run early; ``records`` then holds the
-        chunks finished before it.
+        True when Ctrl-C stopped the run early; ``records`` then holds every
+        game that had finished: whole chunks, and the games of the stopped
+        chunks that ended before the round they stopped in.
     first_child : int
         Children the root had spawned before the run (0 unless a used
         SeedSequence was given): chunk ``i`` is seeded by the root's child
@@ -481,11 +482,7 @@ class SimulationResult:
             ("games", games),
             *rates,
             ("games/s", f"{self.games_per_second:,.0f}"),
-            *(
-                [("start-up", f"{self.startup:.1f} s (not in games/s)")]
-                if self.startup > 0
-                else []
-            ),
+            *([("start-up", f"{self.startup:.1f} s (not in games/s)")] if self.startup > 0 else []),
             ("seed", self._seed_text()),
         ]
         return "\n".join(f"{name:<12} {value}" for name, value in lines)
@@ -1023,6 +1020,8 @@ class _Bar:
         self.wins = 0
 
     def update(self, games: int, wins: int) -> None:
+        if self.bar.n == 0 and games:
+            self.bar.reset(total=self.bar.total)  # its rate from the first game, not start-up
         self.wins += wins
         self.bar.update(games)
         if self.bar.n:
@@ -1038,6 +1037,16 @@ class _Bar:
             self.bar.set_postfix_str(f"win rate {wins / games:.1%}", refresh=False)
         self.bar.refresh()
         self.bar.close()
+
+
+def _count_on(bar: _Bar) -> Callable[[Done], None]:
+    """Move ``bar`` by a finished chunk's games (for executors, which report per chunk)."""
+
+    def count(done: Done) -> None:
+        records = done.value[0]
+        bar.update(len(records), int(np.count_nonzero(records["won"])))
+
+    return count
 
 
 def _warm_up(policy: str, first_click: str | None) -> None:
@@ -1105,12 +1114,18 @@ def simulate(
         children it had already spawned, if any), so records depend on
         ``seed`` and ``chunk_size`` only, never on who runs the chunks.
     progress : bool
-        Show a tqdm progress bar on stderr (needs the ``progress`` extra).
+        Show a tqdm progress bar on stderr (needs the ``progress`` extra): it
+        moves as games finish (per chunk on another executor), with the win
+        rate so far.
+    trace : bool
+        Also record every move of every game in :attr:`SimulationResult.moves`
+        (``TRACE_DTYPE``: the cell, the cells it revealed, the state after,
+        and what the policy's ``explain()`` says of its choice).
 
     Returns
     -------
     SimulationResult
-        On Ctrl-C, the chunks finished so far, with ``interrupted=True``.
+        After a Ctrl-C, every game finished so far, with ``interrupted=True``.
 
     Raises
     ------
@@ -1134,8 +1149,11 @@ def simulate(
     the policy.  With ``first_click=None`` the boards of chunk ``i`` are
     therefore ``generate_boards(size, rows, cols, mines, seed=child_i.spawn(2)[0])``.
     Memory is a few bytes per cell per game of one chunk per worker, so
-    ``games`` may be as large as patience allows.  Ctrl-C stops cleanly: with
-    worker processes, the chunks that are running finish and are kept.
+    ``games`` may be as large as patience allows.  The first Ctrl-C stops
+    cleanly: running chunks stop after the round they are in and keep their
+    finished games (on another executor, running chunks cannot be told, and
+    only finished chunks are kept); a second one raises ``KeyboardInterrupt``
+    at once.  Worker processes exit when the process that started them dies.
 
     Examples
     --------
@@ -1185,6 +1203,7 @@ def simulate(
         executor,
         on_progress=None if bar is None else bar.update,
         on_stopping=None if bar is None else bar.stopping,
+        on_chunk=None if bar is None else _count_on(bar),
         # Only the solver has kernels to compile; a caller's callable is
         # never called more often than the games need.
         warm_up=functools.partial(_warm_up, policy, first_click)
