@@ -870,6 +870,16 @@ def claim(name: str, count: int) -> Callable[[dict[str, bytes]], None]:
     return edit
 
 
+def raw_header(name: str, text: bytes) -> Callable[[dict[str, bytes]], None]:
+    """An .npy member whose header is ``text``, padded as numpy pads it."""
+
+    def edit(members: dict[str, bytes]) -> None:
+        body = text + b" " * (63 - len(text) % 64) + b"\n"
+        members[name] = b"\x93NUMPY\x01\x00" + struct.pack("<H", len(body)) + body
+
+    return edit
+
+
 # board_start: a 4x4 board with a start position and two moves (chord, flag).
 NPZ_CASES = [
     (drop("header.npy"), "game.npz has no header"),
@@ -899,6 +909,9 @@ NPZ_CASES = [
     (npy_version("move_row.npy", 9), r"move_row.npy has .npy version \(9, 0\)"),
     (corrupt_magic("move_row.npy"), "move_row.npy is damaged: the magic string is not correct"),
     (claim("move_kind.npy", 10**12), "move_kind.npy claims 1000000000000 items, more than"),
+    # numpy parses the header with ast.literal_eval, which can fail in tokenize.
+    (raw_header("move_row.npy", b"{'descr': \n"), "move_row.npy is damaged"),
+    (raw_header("move_row.npy", b"(" * 200), "move_row.npy is damaged"),
     (claim("header.npy", 1 << 30), "header.npy claims 1073741824 items, more than 16777216"),
 ]
 

@@ -42,6 +42,7 @@ import lzma
 import math
 import os
 import struct
+import tokenize
 import uuid
 import zipfile
 import zlib
@@ -96,6 +97,9 @@ _NPZ_ERRORS = (
     TypeError,
     SyntaxError,
     KeyError,
+    tokenize.TokenError,  # numpy reads .npy headers with ast.literal_eval
+    RecursionError,
+    MemoryError,
 )
 # The compression methods np.savez and np.savez_compressed write.
 _ZIP_METHODS = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED)
