@@ -9,6 +9,9 @@ Examples
 <GameState.IN_PROGRESS: 'in_progress'>
 """
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from . import metrics, solver
 from ._constants import EXPLODED, FLAG, HIDDEN, MINE, PRESETS, WRONG_FLAG
 from .batch import BoardBatch, generate_boards, iter_boards
@@ -16,6 +19,7 @@ from .batchgame import BatchGame, MoveStatus
 from .board import Board, Uncovered
 from .errors import (
     GameOverError,
+    GenerationError,
     IllegalMoveError,
     InvalidBoardError,
     InvalidGameFileError,
@@ -27,6 +31,9 @@ from .leetcode import update_board
 from .placement import FixedPlacement, MinePlacementStrategy, RandomPlacement
 from .records import load_game, save_game
 from .simulate import FirstClickOnlyPolicy, Policy, RandomPolicy, SimulationResult, simulate
+
+if TYPE_CHECKING:
+    from .noguess import NoGuessPlacement, is_no_guess
 
 __version__ = "0.1.0"
 
@@ -45,6 +52,7 @@ __all__ = [
     "Game",
     "GameOverError",
     "GameState",
+    "GenerationError",
     "IllegalMoveError",
     "InvalidBoardError",
     "InvalidGameFileError",
@@ -52,6 +60,7 @@ __all__ = [
     "MinesweeperError",
     "Move",
     "MoveStatus",
+    "NoGuessPlacement",
     "OutOfBoundsError",
     "Policy",
     "RandomPlacement",
@@ -61,6 +70,7 @@ __all__ = [
     "Snapshot",
     "Uncovered",
     "generate_boards",
+    "is_no_guess",
     "iter_boards",
     "load_game",
     "metrics",
@@ -69,3 +79,21 @@ __all__ = [
     "solver",
     "update_board",
 ]
+
+# Names whose module loads on first use: numsweeper.noguess compiles its
+# kernels with numba, which ``import numsweeper`` does not load.
+_LAZY = {"NoGuessPlacement": "noguess", "is_no_guess": "noguess"}
+
+
+def __getattr__(name: str) -> Any:
+    """Import the module that holds ``name`` (PEP 562), and keep the name here."""
+    home = _LAZY.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{home}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -219,6 +219,7 @@ def generate_boards(
     strategy: MinePlacementStrategy | None = None,
     first_click: str | None = None,
     click: ArrayLike | None = None,
+    workers: int = 1,
 ) -> BoardBatch:
     """Generate ``n`` boards with exactly ``mines`` mines each, uniformly random by default.
 
@@ -242,7 +243,15 @@ def generate_boards(
         mine-free.  Each board is uniform over the layouts that honour it.
     click : array_like of int, shape (2,) or (n, 2)
         The first click, required with a rule and refused without one: one
-        ``(row, col)`` for every board, or one per board.
+        ``(row, col)`` for every board, or one per board.  A strategy with
+        ``uses_click = True`` (:class:`~numsweeper.NoGuessPlacement`) is
+        told the clicks.
+    workers : int
+        Worker processes for a strategy that opts in to parallel generation
+        (``uses_workers = True``, as :class:`~numsweeper.NoGuessPlacement`
+        does); the boards are the same for any number.  Other strategies,
+        the default uniform one included, lay every board in this process
+        and ignore it: their boards cost microseconds each.
 
     Returns
     -------
@@ -258,9 +267,9 @@ def generate_boards(
     OutOfBoundsError
         If a click is off the board.
     ValueError
-        For an unknown ``first_click``.
+        For an unknown ``first_click``, or ``workers`` below 1.
     TypeError
-        If a size is not an integer, ``click`` is missing or not wanted,
+        If a size or ``workers`` is not an integer, ``click`` is missing or not wanted,
         both ``seed`` and ``strategy`` are given, ``strategy`` is not a
         strategy, or ``seed`` is of a kind numpy cannot seed from.
 
@@ -281,9 +290,12 @@ def generate_boards(
     (False, False)
     """
     n, rows, cols, mines, clicks = _check(n, rows, cols, mines, first_click, click)
+    workers = check_int(workers, "workers")
+    if workers < 1:
+        raise ValueError(f"workers must be >= 1, got {workers}")
     strategy = _strategy(strategy, seed)
     safe = None if clicks is None else safe_zones(rows, cols, clicks, first_click)
-    layout = place_boards(strategy, n, rows, cols, mines, safe=safe)
+    layout = place_boards(strategy, n, rows, cols, mines, safe=safe, clicks=clicks, workers=workers)
     del safe
     counts = np.empty((n, rows, cols), dtype=np.int8)
     size = rows * cols

@@ -644,8 +644,11 @@ class BatchGame:
     ) -> NDArray[np.bool_]:
         """Lay the mines of games making their first reveal at ``(r, c)``."""
         rows, cols = self.rows, self.cols
-        safe = safe_zones(rows, cols, np.stack([r, c], axis=1), self._first_click)
-        return place_boards(self._strategy, g.size, rows, cols, self.mine_count, safe=safe)
+        clicks = np.stack([r, c], axis=1)
+        safe = safe_zones(rows, cols, clicks, self._first_click)
+        return place_boards(
+            self._strategy, g.size, rows, cols, self.mine_count, safe=safe, clicks=clicks
+        )
 
     def toggle_flag(
         self, rows: ArrayLike, cols: ArrayLike, *, active: ArrayLike | None = None

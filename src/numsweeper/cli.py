@@ -135,8 +135,28 @@ def _add_simulate(subparsers: Any) -> None:
         metavar="FILE",
         help="also record every move and write them here (.csv or .parquet)",
     )
+    _add_no_guess(parser)
     _add_board_options(parser, rule="opening")
     parser.set_defaults(func=_simulate, parser=parser)
+
+
+def _add_no_guess(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--no-guess",
+        nargs="?",
+        const="uniform",
+        choices=["uniform", "fast"],
+        metavar="METHOD",
+        help="no-guess boards from the first click (needs --first-click safe or opening): "
+        "'uniform' (the default METHOD) is exactly uniform over them, 'fast' repairs "
+        "candidates and is biased",
+    )
+
+
+def _no_guess(parser: argparse.ArgumentParser, args: argparse.Namespace, rule: str | None) -> None:
+    """Refuse --no-guess without a first-click rule: no-guess is defined from the first click."""
+    if args.no_guess is not None and rule is None:
+        parser.error("--no-guess needs --first-click safe or opening")
 
 
 def _add_workers(parser: argparse.ArgumentParser) -> None:
@@ -190,6 +210,7 @@ def _check_out(parser: argparse.ArgumentParser, out: str | None, option: str = "
 def _simulate(args: argparse.Namespace) -> int:
     parser = args.parser
     rows, cols, mines = _board(parser, args)
+    _no_guess(parser, args, _RULES[args.first_click])
     _check_out(parser, args.out)
     _check_out(parser, args.trace, "--trace")
     for out in (args.out, args.trace):
@@ -209,6 +230,7 @@ def _simulate(args: argparse.Namespace) -> int:
                 policy=args.policy,
                 first_click=_RULES[args.first_click],
                 seed=args.seed,
+                strategy=_strategy(args.no_guess),
                 workers=args.workers,
                 executor=executor,
                 chunk_size=args.chunk_size,
@@ -232,6 +254,15 @@ def _simulate(args: argparse.Namespace) -> int:
             return 2
         print(f"{which:<12} {out}")
     return 130 if result.interrupted else 0
+
+
+def _strategy(method: str | None, seed: Any = None) -> Any:
+    """``NoGuessPlacement(seed, method=method)`` for --no-guess, else None (uniform boards)."""
+    if method is None:
+        return None
+    from .noguess import NoGuessPlacement
+
+    return NoGuessPlacement(seed, method=method)
 
 
 # -- stats ---------------------------------------------------------------------
@@ -262,6 +293,7 @@ def _add_stats(subparsers: Any) -> None:
         f"--seed (default: {DEFAULT_CHUNK_SIZE})",
     )
     _add_workers(parser)
+    _add_no_guess(parser)
     _add_board_options(parser, rule="none")
     parser.set_defaults(func=_stats, parser=parser)
 
@@ -275,11 +307,22 @@ def _stats_chunk(
     mines: int,
     rule: str | None,
     click: tuple[int, int] | None,
+    no_guess: str | None = None,
     *,
     hooks: Hooks | None = None,
 ) -> Done:
     """Histograms of 3BV, openings and islands over one chunk of boards."""
-    boards = generate_boards(size, rows, cols, mines, seed=seed, first_click=rule, click=click)
+    strategy = _strategy(no_guess, seed)
+    boards = generate_boards(
+        size,
+        rows,
+        cols,
+        mines,
+        seed=seed if strategy is None else None,
+        strategy=strategy,
+        first_click=rule,
+        click=click,
+    )
     stats = board_stats(boards)
     if hooks is not None and hooks.report is not None:
         hooks.report(size, 0)
@@ -297,6 +340,7 @@ def _stats(args: argparse.Namespace) -> int:
             parser.error(f"--click {args.click[0]} {args.click[1]} is off the {rows}x{cols} board")
     elif rule is not None:
         parser.error(f"--first-click {args.first_click} needs --click ROW COL")
+    _no_guess(parser, args, rule)
     if args.seed is None:  # drawn here, so that the report can print it
         entropy = np.random.SeedSequence().entropy
         assert isinstance(entropy, int)  # (a fresh SeedSequence draws one int)
@@ -314,6 +358,7 @@ def _stats(args: argparse.Namespace) -> int:
     click = None if args.click is None else tuple(args.click)
     tasks = [
         (i, child, min(args.chunk_size, args.boards - start), rows, cols, mines, rule, click)
+        + (args.no_guess,)
         for i, (start, child) in enumerate(zip(starts, children, strict=True))
     ]
     with _executor(parser, args) as executor:
@@ -372,6 +417,8 @@ def _stats_report(
     elapsed: float,
 ) -> str:
     click = "" if args.click is None or rule is None else f" at {tuple(args.click)}"
+    if args.no_guess is not None:
+        click += f", no-guess ({args.no_guess})"
     rate = done / elapsed if elapsed > 0 else math.inf
     lines = [
         f"{'board':<9} {rows}x{cols}, {count_text(mines, 'mine')}, first click {rule_text(rule)}"

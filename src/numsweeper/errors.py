@@ -21,6 +21,7 @@ from __future__ import annotations
 
 __all__ = [
     "GameOverError",
+    "GenerationError",
     "IllegalMoveError",
     "InvalidBoardError",
     "InvalidGameFileError",
@@ -117,6 +118,25 @@ class GameOverError(MinesweeperError):
     Traceback (most recent call last):
         ...
     numsweeper.errors.GameOverError: cannot toggle_flag (1, 1): the game is already WON
+    """
+
+
+class GenerationError(MinesweeperError):
+    """A board generator gave up: it found no acceptable layout in its budget.
+
+    Raised by :class:`~numsweeper.NoGuessPlacement` when ``max_attempts``
+    candidate layouts per board run out; the message names the attempts,
+    the board and its density.  Nothing is returned in that case: never a
+    board that breaks the generator's promise.
+
+    Examples
+    --------
+    >>> import numsweeper as ns
+    >>> strategy = ns.NoGuessPlacement(seed=0, max_attempts=50)
+    >>> ns.Game.new(9, 9, 70, strategy=strategy, first_click="safe").reveal(4, 4)
+    Traceback (most recent call last):
+        ...
+    numsweeper.errors.GenerationError: no no-guess layout in 50 attempts ...
     """
 
 

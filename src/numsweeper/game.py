@@ -833,8 +833,11 @@ class Game:
         """Lay the mines at the first reveal, keeping the rule's cells safe."""
         assert self._strategy is not None
         _, rows, cols = self._a.shape
-        safe = safe_zones(rows, cols, np.stack([r, c], axis=1), self._first_click)
-        return place_boards(self._strategy, 1, rows, cols, self.mine_count, safe=safe)
+        clicks = np.stack([r, c], axis=1)
+        safe = safe_zones(rows, cols, clicks, self._first_click)
+        return place_boards(
+            self._strategy, 1, rows, cols, self.mine_count, safe=safe, clicks=clicks
+        )
 
     # -- history --------------------------------------------------------------
 

@@ -61,6 +61,20 @@ class MinePlacementStrategy(ABC):
     :meth:`place_batch` when a batch can be laid out faster than board by
     board, and :meth:`with_seed` when the rule is random.
 
+    Two class attributes opt in to more information; strategies that leave
+    them False are called exactly as described here:
+
+    * ``uses_click = True``: the strategy is told the first click, for a
+      rule defined from it (no-guess boards).  :meth:`place` then receives
+      ``click=(row, col)`` and an overridden :meth:`place_batch` receives
+      ``clicks=``, an ``(n, 2)`` int array, whenever the mines are laid at
+      a first click; both are None when there is no first-click rule.
+    * ``uses_workers = True``: an overridden :meth:`place_batch` receives
+      ``workers=k`` when :func:`~numsweeper.generate_boards` is asked for
+      ``k > 1`` worker processes, and must lay the same boards for any
+      ``k``.  Other strategies run in the calling process whatever
+      ``workers`` says.
+
     Examples
     --------
     >>> import numpy as np
@@ -76,6 +90,11 @@ class MinePlacementStrategy(ABC):
     >>> ns.generate_boards(4, 2, 3, 2, strategy=TopRow()).mines.sum(axis=(1, 2))
     array([2, 2, 2, 2])
     """
+
+    #: Whether :meth:`place` and :meth:`place_batch` are told the first click.
+    uses_click: bool = False
+    #: Whether :meth:`place_batch` takes ``workers=`` (processes it may use).
+    uses_workers: bool = False
 
     @abstractmethod
     def place(
@@ -143,13 +162,7 @@ class MinePlacementStrategy(ABC):
         <BLANKLINE>
                [[0, 1, 0]]])
         """
-        out = np.empty((n, rows, cols), dtype=bool)
-        for i in range(n):
-            zone = None if safe is None else safe[i]
-            layout = np.asarray(self.place(rows, cols, mines, safe=zone))
-            _check_layouts(self, layout, (rows, cols), mines, zone, board=i)
-            out[i] = layout
-        return out
+        return _place_each(self, n, rows, cols, mines, safe, None)
 
     def with_seed(self, seed: Any) -> MinePlacementStrategy:
         """A strategy like this one that draws its randomness from ``seed``.
@@ -179,6 +192,33 @@ class MinePlacementStrategy(ABC):
         True
         """
         return copy.deepcopy(self)
+
+
+def _place_each(
+    strategy: Any,
+    n: int,
+    rows: int,
+    cols: int,
+    mines: int,
+    safe: NDArray[np.bool_] | None,
+    clicks: NDArray[np.intp] | None,
+) -> NDArray[np.bool_]:
+    """Lay ``n`` boards with one ``place`` call each, checked.
+
+    A strategy with ``uses_click = True`` is told each board's click (None
+    without ``clicks``).
+    """
+    out = np.empty((n, rows, cols), dtype=bool)
+    tell = getattr(strategy, "uses_click", False) is True
+    for i in range(n):
+        zone = None if safe is None else safe[i]
+        told: dict[str, Any] = {}
+        if tell:
+            told["click"] = None if clicks is None else (int(clicks[i, 0]), int(clicks[i, 1]))
+        layout = np.asarray(strategy.place(rows, cols, mines, safe=zone, **told))
+        _check_layouts(strategy, layout, (rows, cols), mines, zone, board=i)
+        out[i] = layout
+    return out
 
 
 def _sample(
@@ -548,6 +588,8 @@ def place_boards(
     mines: int,
     *,
     safe: NDArray[np.bool_] | None = None,
+    clicks: NDArray[np.intp] | None = None,
+    workers: int = 1,
 ) -> NDArray[np.bool_]:
     """Checked layouts from any strategy: what every part of the library lays mines with.
 
@@ -564,6 +606,13 @@ def place_boards(
         Validated by the caller.
     safe : ndarray of bool, shape (n, rows, cols), optional
         Cells that must stay mine-free; the strategy sees them read-only.
+    clicks : ndarray of int, shape (n, 2), optional
+        The first clicks, when the mines are laid at a first click.  Only a
+        strategy with ``uses_click = True`` is told them (as ``click=`` for
+        one board, ``clicks=`` for a batch, None without clicks).
+    workers : int
+        Worker processes a strategy with ``uses_workers = True`` may use
+        (passed to its ``place_batch`` when above 1); others ignore it.
 
     Returns
     -------
@@ -590,17 +639,30 @@ def place_boards(
         shown = safe.view()
         shown.flags.writeable = False
     ours = type(strategy) in (RandomPlacement, FixedPlacement)
-    if n == 1:
+    told: dict[str, Any] = {}
+    if getattr(strategy, "uses_click", False) is True:
+        if clicks is not None:
+            clicks = clicks.view()
+            clicks.flags.writeable = False
+        told["clicks"] = clicks
+    parallel = workers > 1 and getattr(strategy, "uses_workers", False) is True
+    if parallel:
+        told["workers"] = workers
+    batched = getattr(strategy, "place_batch", None)
+    if told and getattr(type(strategy), "place_batch", None) is MinePlacementStrategy.place_batch:
+        batched = None  # the default loop would not pass them on
+    if n == 1 and not parallel:
         zone = None if shown is None else shown[0]
-        one = np.asarray(strategy.place(rows, cols, mines, safe=zone))
+        if "clicks" in told:
+            told = {"click": None if clicks is None else (int(clicks[0, 0]), int(clicks[0, 1]))}
+        one = np.asarray(strategy.place(rows, cols, mines, safe=zone, **told))
         _check_layouts(strategy, one, (rows, cols), mines, zone)
         layouts = one[None]
     else:
-        batched = getattr(strategy, "place_batch", None)
         if callable(batched):
-            layouts = np.asarray(batched(n, rows, cols, mines, safe=shown))
-        else:  # an object with place only: loop over it
-            layouts = MinePlacementStrategy.place_batch(strategy, n, rows, cols, mines, safe=shown)
+            layouts = np.asarray(batched(n, rows, cols, mines, safe=shown, **told))
+        else:  # place only, or the default loop: one place call per board
+            layouts = _place_each(strategy, n, rows, cols, mines, shown, told.get("clicks"))
             ours = True
         _check_layouts(strategy, layouts, (n, rows, cols), mines, safe)
     if not ours:

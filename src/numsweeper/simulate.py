@@ -479,6 +479,7 @@ class SimulationResult:
                 f"first click {rule_text(self.first_click)}",
             ),
             ("policy", self.policy),
+            *([("strategy", self.strategy)] if self.strategy is not None else []),
             ("games", games),
             *rates,
             ("games/s", f"{self.games_per_second:,.0f}"),
