@@ -326,6 +326,29 @@ def test_a_copy_before_the_first_click_lays_the_same_mines() -> None:
     np.testing.assert_array_equal(game.board.mines, twin.board.mines)
 
 
+class Guarded(ns.RandomPlacement):
+    """A strategy that cannot be copied: it holds a lock."""
+
+    def __init__(self, seed: int) -> None:
+        super().__init__(seed)
+        self.lock = threading.Lock()
+
+
+def test_once_the_mines_are_laid_a_copy_shares_the_strategy() -> None:
+    strategy = Guarded(3)
+    game = ns.Game.new(9, 9, 10, strategy=strategy, first_click="opening")
+    with pytest.raises(TypeError, match="lock"):
+        game.copy()  # before the first click the copy needs a strategy of its own
+    game.reveal(4, 4)
+    for twin in (game.copy(), game.replay(1), ns.BatchGame.new(2, 9, 9, 10, strategy=strategy)[0]):
+        assert twin.strategy is strategy
+    twin = game.copy()
+    twin.undo()
+    twin.reveal(0, 0)  # the undone first reveal keeps its mines: no new layout
+    assert twin.board is not None and game.board is not None
+    np.testing.assert_array_equal(twin.board.mines, game.board.mines)
+
+
 def test_pickled_games_play_on_and_undo() -> None:
     game = ns.Game.from_preset("beginner", seed=1, first_click="opening")
     game.reveal(4, 4)

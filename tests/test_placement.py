@@ -517,3 +517,48 @@ def test_a_strategy_that_is_not_one_is_refused(bad: Any) -> None:
     for rule in (None, "safe"):  # refused at once, even when mines wait for the first click
         with pytest.raises(TypeError, match="strategy must be a MinePlacementStrategy instance"):
             ns.Game.new(3, 3, 1, strategy=bad, first_click=rule)
+
+
+class Shuffled(ns.MinePlacementStrategy):
+    """A third-party random rule that keeps its randomness in attributes."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = np.random.default_rng(seed)
+        self.legacy = np.random.RandomState(seed)
+        self.name = "shuffled"
+
+    def place(self, rows: int, cols: int, mines: int, *, safe: Any = None) -> NDArray[np.bool_]:
+        keys = self.rng.random(rows * cols) + self.legacy.random_sample(rows * cols)
+        if safe is not None:
+            keys[np.asarray(safe).reshape(-1)] = 3.0
+        flat = np.zeros(rows * cols, dtype=bool)
+        flat[np.argsort(keys, kind="stable")[:mines]] = True
+        return flat.reshape(rows, cols)
+
+
+def test_the_default_with_seed_reseeds_numpy_generators() -> None:
+    strategy = Shuffled(0)
+    before = strategy.rng.bit_generator.state
+    a, b = strategy.with_seed(1), strategy.with_seed(2)
+    assert strategy.rng.bit_generator.state == before  # the original is unchanged
+    assert a.name == "shuffled" and a.rng is not strategy.rng
+    assert isinstance(a.legacy, np.random.RandomState)
+    assert not np.array_equal(a.place(9, 9, 10), b.place(9, 9, 10))
+    np.testing.assert_array_equal(
+        strategy.with_seed(1).place(9, 9, 10), strategy.with_seed(1).place(9, 9, 10)
+    )
+    # Its two generators are independent streams, not one stream twice.
+    twin = strategy.with_seed(3)
+    assert twin.rng.random() != twin.legacy.random_sample()
+
+
+def test_a_third_party_random_strategy_gives_new_boards_per_chunk() -> None:
+    chunks = [
+        c.mines for c in ns.iter_boards(40, 9, 9, 10, seed=4, strategy=Shuffled(0), chunk_size=10)
+    ]
+    assert len({c.tobytes() for c in chunks}) == 4
+    one = ns.simulate(60, 9, 9, 10, strategy=Shuffled(0), seed=5, chunk_size=20, workers=1)
+    two = ns.simulate(60, 9, 9, 10, strategy=Shuffled(0), seed=5, chunk_size=20, workers=2)
+    np.testing.assert_array_equal(one.records, two.records)
+    firsts = [one.replay(g, strategy=Shuffled(0)).board.mines for g in (0, 20, 40)]
+    assert len({m.tobytes() for m in firsts}) == 3

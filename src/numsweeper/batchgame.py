@@ -9,7 +9,6 @@ functions.  Batched calls never raise for one game's move; they return a
 
 from __future__ import annotations
 
-import copy
 import time
 from typing import Any
 
@@ -30,7 +29,13 @@ from .batch import BoardBatch, _strategy
 from .board import read_only
 from .errors import InvalidBoardError, OutOfBoundsError
 from .game import Game, GameState, Move
-from .placement import MinePlacementStrategy, RandomPlacement, check_strategy, place_boards
+from .placement import (
+    MinePlacementStrategy,
+    RandomPlacement,
+    check_strategy,
+    place_boards,
+    strategy_for_copy,
+)
 
 __all__ = ["BatchGame", "MoveStatus"]
 
@@ -521,7 +526,7 @@ class BatchGame:
         return Game._from_moves(
             fresh,
             first_click=self._first_click,
-            strategy=copy.deepcopy(self._strategy),
+            strategy=strategy_for_copy(self._strategy, bool(a.placed[i])),
             moves=self._moves_of(i),
             created=self._created,
         )

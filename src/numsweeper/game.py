@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import functools
 import hashlib
 import math
@@ -29,7 +28,13 @@ from ._validate import (
 )
 from .board import ONE, Board, at, refuse
 from .errors import IllegalMoveError, InvalidBoardError
-from .placement import MinePlacementStrategy, RandomPlacement, check_strategy, place_boards
+from .placement import (
+    MinePlacementStrategy,
+    RandomPlacement,
+    check_strategy,
+    place_boards,
+    strategy_for_copy,
+)
 
 if TYPE_CHECKING:
     from .widget import BoardWidget
@@ -940,7 +945,7 @@ class Game:
         twin._setup(
             self._a.copy(),
             first_click=self._first_click,
-            strategy=copy.deepcopy(self._strategy),
+            strategy=strategy_for_copy(self._strategy, bool(self._a.placed[0])),
             created=self._created,
             start=self._start,
         )
@@ -1021,7 +1026,7 @@ class Game:
         return Game._from_moves(
             fresh,
             first_click=self._first_click,
-            strategy=copy.deepcopy(self._strategy),
+            strategy=strategy_for_copy(self._strategy, bool(a.placed[0])),
             start=self._start,
             moves=moves,
             created=created,

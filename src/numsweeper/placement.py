@@ -170,8 +170,10 @@ class MinePlacementStrategy(ABC):
         Bulk runs (:func:`~numsweeper.iter_boards`,
         :func:`~numsweeper.simulate`) give each chunk its own seed this way,
         so that chunks draw independent boards in any process.  The default
-        returns a deep copy and ignores ``seed``, which is right for a rule
-        with no randomness; a random rule should override it.
+        returns a deep copy in which every numpy ``Generator`` or
+        ``RandomState`` attribute draws from ``seed`` instead (so a rule
+        that keeps its randomness in one, such as ``self.rng``, needs no
+        override); a rule with other randomness should override it.
 
         Parameters
         ----------
@@ -191,7 +193,7 @@ class MinePlacementStrategy(ABC):
         >>> bool((a == b).all())
         True
         """
-        return copy.deepcopy(self)
+        return _reseeded_copy(self, seed)
 
 
 def _place_each(
@@ -524,11 +526,48 @@ class FixedPlacement(MinePlacementStrategy):
 
 
 def reseeded(strategy: Any, seed: Any) -> Any:
-    """``strategy.with_seed(seed)``, or a deep copy for a strategy without the method."""
+    """``strategy.with_seed(seed)``; for a strategy without the method, what the default does."""
     with_seed = getattr(strategy, "with_seed", None)
     if callable(with_seed):
         return with_seed(seed)
-    return copy.deepcopy(strategy)
+    return _reseeded_copy(strategy, seed)
+
+
+def strategy_for_copy(strategy: Any, placed: bool) -> Any:
+    """The strategy a copy of a game gets: shared once the mines are laid, else a deep copy.
+
+    A game calls its strategy only to lay its mines, so after that the copy
+    may share it (which also lets games whose strategy cannot be copied be
+    copied); before, the copy needs its own, in the same state, to lay what
+    this game would.
+    """
+    return strategy if placed or strategy is None else copy.deepcopy(strategy)
+
+
+def _reseeded_copy(strategy: Any, seed: Any) -> Any:
+    """A deep copy of ``strategy`` whose numpy random generators draw from ``seed``.
+
+    The first ``Generator`` or ``RandomState`` attribute (in attribute order)
+    becomes ``default_rng(seed)`` (or a ``RandomState`` on its bit
+    generator), each further one an independent child of it, so that a
+    third-party strategy keeping its randomness in ``self.rng`` draws other
+    boards in every chunk of a bulk run, reproducibly.
+    """
+    twin = copy.deepcopy(strategy)
+    fields = getattr(twin, "__dict__", {})
+    base: np.random.Generator | None = None
+    for name, value in fields.items():
+        if not isinstance(value, (np.random.Generator, np.random.RandomState)):
+            continue
+        if base is None:
+            base = rng = make_rng(seed)
+        else:
+            rng = base.spawn(1)[0]
+        if isinstance(value, np.random.RandomState):
+            fields[name] = np.random.RandomState(rng.bit_generator)
+        else:
+            fields[name] = rng
+    return twin
 
 
 def check_strategy(strategy: Any) -> None:
