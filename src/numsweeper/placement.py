@@ -193,7 +193,8 @@ class MinePlacementStrategy(ABC):
         >>> bool((a == b).all())
         True
         """
-        return _reseeded_copy(self, seed)
+        twin: MinePlacementStrategy = _reseeded_copy(self, seed)
+        return twin
 
 
 def _place_each(
