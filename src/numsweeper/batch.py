@@ -31,7 +31,6 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ._kernels import adjacent_counts_stack
-from ._rules import safe_zones
 from ._validate import (
     check_board,
     check_dims,
@@ -45,7 +44,7 @@ from .placement import (
     MinePlacementStrategy,
     RandomPlacement,
     check_strategy,
-    place_boards,
+    place_at_clicks,
     reseeded,
 )
 
@@ -294,9 +293,7 @@ def generate_boards(
     if workers < 1:
         raise ValueError(f"workers must be >= 1, got {workers}")
     strategy = _strategy(strategy, seed)
-    safe = None if clicks is None else safe_zones(rows, cols, clicks, first_click)
-    layout = place_boards(strategy, n, rows, cols, mines, safe=safe, clicks=clicks, workers=workers)
-    del safe
+    layout = place_at_clicks(strategy, n, rows, cols, mines, first_click, clicks, workers=workers)
     counts = np.empty((n, rows, cols), dtype=np.int8)
     size = rows * cols
     count_step = max(1, _COUNT_CELLS // size)

@@ -17,7 +17,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from . import _rules as rules
 from ._kernels import visible_cells, visible_in_progress
-from ._rules import IN_PROGRESS, LOST, WON, GameArrays, MoveStatus, safe_zones
+from ._rules import IN_PROGRESS, LOST, WON, GameArrays, MoveStatus
 from ._validate import (
     check_board,
     check_dims,
@@ -33,6 +33,7 @@ from .placement import (
     MinePlacementStrategy,
     RandomPlacement,
     check_strategy,
+    place_at_clicks,
     place_boards,
     strategy_for_copy,
 )
@@ -648,11 +649,9 @@ class BatchGame:
         self, g: NDArray[np.intp], r: NDArray[np.intp], c: NDArray[np.intp]
     ) -> NDArray[np.bool_]:
         """Lay the mines of games making their first reveal at ``(r, c)``."""
-        rows, cols = self.rows, self.cols
         clicks = np.stack([r, c], axis=1)
-        safe = safe_zones(rows, cols, clicks, self._first_click)
-        return place_boards(
-            self._strategy, g.size, rows, cols, self.mine_count, safe=safe, clicks=clicks
+        return place_at_clicks(
+            self._strategy, g.size, self.rows, self.cols, self.mine_count, self._first_click, clicks
         )
 
     def toggle_flag(

@@ -7,7 +7,7 @@ import hashlib
 import math
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
@@ -18,7 +18,7 @@ from numpy.typing import NDArray
 from . import _rules as rules
 from ._constants import WRONG_FLAG
 from ._kernels import visible_cells, visible_in_progress
-from ._rules import LOST, WON, GameArrays, Outcome, Window, cells_of, safe_zones
+from ._rules import LOST, WON, GameArrays, Outcome, Window, cells_of
 from ._validate import (
     Index,
     check_board,
@@ -32,6 +32,7 @@ from .placement import (
     MinePlacementStrategy,
     RandomPlacement,
     check_strategy,
+    place_at_clicks,
     place_boards,
     strategy_for_copy,
 )
@@ -46,6 +47,28 @@ MOVE_KINDS = ("reveal", "flag", "chord")
 
 P = ParamSpec("P")
 T = TypeVar("T")
+
+
+def elapsed_time(start: float | None, moves: Sequence[Move], ended: bool, now: float) -> float:
+    """The player's time: from the first reveal (at ``start``) to the end, or to ``now``.
+
+    The one rule for :attr:`Game.elapsed` and for what a saved game
+    records: ``0.0`` before the first reveal (``start`` None), the time of
+    the move that ended a finished game, else ``now``, all measured from
+    ``start`` (times in seconds since the game was created).
+
+    Examples
+    --------
+    >>> from numsweeper.game import Move, elapsed_time
+    >>> moves = [Move("flag", 0, 0, 1.0), Move("reveal", 1, 1, 2.5)]
+    >>> elapsed_time(2.5, moves, False, 4.0), elapsed_time(2.5, moves, True, 4.0)
+    (1.5, 0.0)
+    """
+    if start is None:
+        return 0.0
+    if ended:
+        return moves[-1].time - start  # the last move ended the game
+    return max(0.0, now - start)
 
 
 class GameState(Enum):
@@ -559,12 +582,11 @@ class Game:
         0.0
         """
         with self._lock:
-            if self._first_reveal is None:
-                return 0.0
-            start = self._moves[self._first_reveal].time
-            if self._a.state[0] != rules.IN_PROGRESS:
-                return self._moves[-1].time - start  # the last move ended the game
-            return max(0.0, self._now() - start)
+            return self._elapsed(self._now())
+
+    def _elapsed(self, now: float) -> float:
+        start = None if self._first_reveal is None else self._moves[self._first_reveal].time
+        return elapsed_time(start, self._moves, self._a.state[0] != rules.IN_PROGRESS, now)
 
     def _now(self) -> float:
         return time.monotonic() - self._created
@@ -619,13 +641,7 @@ class Game:
         for r0 in range(0, rows, step):
             digest.update(self._cells(slice(r0, r0 + step)).tobytes())
         age = self._now()
-        start = self._moves[self._first_reveal].time if self._first_reveal is not None else None
-        if start is None:
-            elapsed = 0.0
-        elif a.state[0] == rules.IN_PROGRESS:
-            elapsed = max(0.0, age - start)
-        else:
-            elapsed = self._moves[-1].time - start
+        elapsed = self._elapsed(age)
         return {
             "rows": rows,
             "cols": cols,
@@ -839,9 +855,8 @@ class Game:
         assert self._strategy is not None
         _, rows, cols = self._a.shape
         clicks = np.stack([r, c], axis=1)
-        safe = safe_zones(rows, cols, clicks, self._first_click)
-        return place_boards(
-            self._strategy, 1, rows, cols, self.mine_count, safe=safe, clicks=clicks
+        return place_at_clicks(
+            self._strategy, 1, rows, cols, self.mine_count, self._first_click, clicks
         )
 
     # -- history --------------------------------------------------------------

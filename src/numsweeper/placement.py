@@ -25,6 +25,7 @@ from typing import Any, TypeAlias
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from ._rules import safe_zones
 from ._validate import count_text, make_rng
 from .errors import InvalidBoardError
 
@@ -34,6 +35,7 @@ __all__ = [
     "RandomPlacement",
     "SeedLike",
     "check_strategy",
+    "place_at_clicks",
     "place_boards",
     "reseeded",
 ]
@@ -618,6 +620,38 @@ def _check_layouts(
             f"{name} put a mine on ({row}, {col}){where(index[0] if index else 0)}, "
             "which must stay safe"
         )
+
+
+def place_at_clicks(
+    strategy: Any,
+    n: int,
+    rows: int,
+    cols: int,
+    mines: int,
+    first_click: str | None,
+    clicks: NDArray[np.intp] | None,
+    *,
+    workers: int = 1,
+) -> NDArray[np.bool_]:
+    """Layouts for boards whose first clicks are ``clicks``, under the rule ``first_click``.
+
+    What :class:`~numsweeper.Game`, :class:`~numsweeper.BatchGame` and
+    :func:`~numsweeper.generate_boards` lay mines with: the rule's cells
+    around each click stay safe and the strategy is told the clicks (see
+    :func:`place_boards`).  ``clicks`` is None, or ``(n, 2)``, without or
+    with a rule.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import numsweeper as ns
+    >>> from numsweeper.placement import place_at_clicks
+    >>> layouts = place_at_clicks(ns.RandomPlacement(1), 1, 3, 3, 8, "safe", np.array([[1, 1]]))
+    >>> layouts.shape, bool(layouts[0, 1, 1])
+    ((1, 3, 3), False)
+    """
+    safe = None if clicks is None else safe_zones(rows, cols, clicks, first_click)
+    return place_boards(strategy, n, rows, cols, mines, safe=safe, clicks=clicks, workers=workers)
 
 
 def place_boards(

@@ -55,7 +55,7 @@ from numpy.typing import NDArray
 from ._rules import GameArrays
 from ._validate import check_board
 from .errors import InvalidBoardError, InvalidGameFileError, MinesweeperError
-from .game import MOVE_KINDS, Game, GameState, Move
+from .game import MOVE_KINDS, Game, GameState, Move, elapsed_time
 from .placement import FixedPlacement, MinePlacementStrategy, RandomPlacement
 
 __all__ = ["FORMAT", "VERSION", "game_from_dict", "game_to_dict", "load_game", "save_game"]
@@ -766,11 +766,7 @@ def _play(game: Game, i: int, move: Move) -> None:
 def _elapsed(moves: list[Move], state: GameState, saved_at: float) -> float:
     """The elapsed time a save records, from its moves (as ``Game.elapsed`` counts it)."""
     start = next((m.time for m in moves if m.kind == "reveal"), None)
-    if start is None:
-        return 0.0
-    if state is GameState.IN_PROGRESS:
-        return max(0.0, saved_at - start)
-    return moves[-1].time - start
+    return elapsed_time(start, moves, state is not GameState.IN_PROGRESS, saved_at)
 
 
 def _shown(value: Any) -> str:
