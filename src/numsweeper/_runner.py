@@ -343,3 +343,20 @@ class Runner:
         finally:
             for future in pending:
                 future.cancel()
+
+
+def from_ctrl_c(exc: BaseException) -> bool:
+    """Whether ``exc`` wraps a KeyboardInterrupt.
+
+    A Ctrl-C that lands while a compiled (numba) kernel calls back into
+    Python surfaces as ``SystemError: ... returned a result with an
+    exception set``, caused by the KeyboardInterrupt.
+    """
+    seen: set[int] = set()
+    cause: BaseException | None = exc
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, KeyboardInterrupt):
+            return True
+        seen.add(id(cause))
+        cause = cause.__cause__ or cause.__context__
+    return False

@@ -214,3 +214,23 @@ def _cli_integer(text: str) -> int:
         return int(text.replace("_", ""))
     except ValueError:
         raise argparse.ArgumentTypeError(f"invalid integer {text!r}") from None
+
+
+def root_seed_sequence(seed: Any) -> np.random.SeedSequence:
+    """A fresh root :class:`~numpy.random.SeedSequence` for chunked work.
+
+    Never the caller's own object, since spawning children mutates it: a
+    SeedSequence is copied (same entropy, spawn key and children already
+    spawned, so its next children are the ones the caller would get), a Generator gives
+    one draw of entropy, anything else goes to ``SeedSequence(seed)``.
+    """
+    if isinstance(seed, np.random.SeedSequence):
+        return np.random.SeedSequence(
+            seed.entropy,
+            spawn_key=seed.spawn_key,
+            pool_size=seed.pool_size,
+            n_children_spawned=seed.n_children_spawned,
+        )
+    if isinstance(seed, np.random.Generator):
+        return np.random.SeedSequence(int(seed.integers(0, 2**63)))
+    return make_seed_sequence(seed)

@@ -36,7 +36,7 @@ from ._validate import (
     check_dims,
     check_int,
     count_text,
-    make_seed_sequence,
+    root_seed_sequence,
 )
 from .board import Board
 from .errors import InvalidBoardError, OutOfBoundsError
@@ -303,26 +303,6 @@ def generate_boards(
     return BoardBatch._trusted(layout, counts)
 
 
-def _root_seed_sequence(seed: Any) -> np.random.SeedSequence:
-    """A fresh root :class:`~numpy.random.SeedSequence` for chunked work.
-
-    Never the caller's own object, since spawning children mutates it: a
-    SeedSequence is copied (same entropy, spawn key and children already
-    spawned, so its next children are the ones the caller would get), a Generator gives
-    one draw of entropy, anything else goes to ``SeedSequence(seed)``.
-    """
-    if isinstance(seed, np.random.SeedSequence):
-        return np.random.SeedSequence(
-            seed.entropy,
-            spawn_key=seed.spawn_key,
-            pool_size=seed.pool_size,
-            n_children_spawned=seed.n_children_spawned,
-        )
-    if isinstance(seed, np.random.Generator):
-        return np.random.SeedSequence(int(seed.integers(0, 2**63)))
-    return make_seed_sequence(seed)
-
-
 def iter_boards(
     n: int,
     rows: int,
@@ -389,7 +369,7 @@ def iter_boards(
         raise InvalidBoardError(f"chunk_size must be >= 1, got {chunk_size}")
     if strategy is not None:
         check_strategy(strategy)
-    root = _root_seed_sequence(seed)
+    root = root_seed_sequence(seed)
 
     def chunks() -> Iterator[BoardBatch]:
         for start in range(0, n, chunk_size):

@@ -52,8 +52,9 @@ from typing import Any, TextIO
 import numpy as np
 
 from ._constants import EXPLODED, FLAG, HIDDEN, MINE, PRESETS, WRONG_FLAG
+from ._runner import from_ctrl_c
 from ._validate import non_negative_int, positive_int
-from .errors import MinesweeperError, _from_ctrl_c
+from .errors import MinesweeperError
 from .game import Game, GameState, Snapshot
 from .records import load_game, save_game
 from .render import SYMBOLS
@@ -437,7 +438,7 @@ class _Session:
         try:
             advice = hint(self.game)
         except SystemError as exc:
-            if _from_ctrl_c(exc):  # (a Ctrl-C inside a compiled kernel)
+            if from_ctrl_c(exc):  # (a Ctrl-C inside a compiled kernel)
                 raise KeyboardInterrupt from exc
             self.say(f"no hint: {exc}")
             return

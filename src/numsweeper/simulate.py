@@ -30,11 +30,10 @@ from numpy.typing import NDArray
 
 from ._constants import HIDDEN
 from ._kernels import three_bv_solved
-from ._runner import Done, Hooks, Runner
-from ._validate import check_board, check_int, count_text, rule_text
-from .batch import _root_seed_sequence
+from ._runner import Done, Hooks, Runner, from_ctrl_c
+from ._validate import check_board, check_int, count_text, root_seed_sequence, rule_text
 from .batchgame import BatchGame
-from .errors import InvalidBoardError, _from_ctrl_c
+from .errors import InvalidBoardError
 from .game import MOVE_KINDS, Game
 from .placement import MinePlacementStrategy, RandomPlacement, check_strategy, reseeded
 
@@ -949,7 +948,7 @@ def _play_batch(
     except KeyboardInterrupt:
         interrupted = True
     except SystemError as exc:
-        if not _from_ctrl_c(exc):
+        if not from_ctrl_c(exc):
             raise
         interrupted = True
     return batch, finished, interrupted, moves
@@ -1186,7 +1185,7 @@ def simulate(
         _check_picklable(strategy, "strategy")
     bar = _Bar(games) if progress else None
 
-    root = _root_seed_sequence(seed)
+    root = root_seed_sequence(seed)
     entropy = root.entropy
     assert entropy is not None  # SeedSequence draws fresh entropy for None
     chunks = [
