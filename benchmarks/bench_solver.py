@@ -2,12 +2,17 @@
 
 ``pytest benchmarks/bench_solver.py`` times ``analyze`` on typical and hard
 expert positions beside a plain-Python backtracking counter, the batched local
-rules beside a cell-by-cell loop, and whole expert games.
+rules beside a cell-by-cell loop, whole expert games, and ``hint`` on a huge
+board beside the first click that opened it.
 
 ``python benchmarks/bench_solver.py --positions`` prints the median/p99 of
 ``analyze`` over seeded expert positions and the policy's time split;
 ``python benchmarks/bench_solver.py expert safe --throughput --workers 2``
-times 1,000 games of the policy in ``ns.simulate`` on both cores.
+times 1,000 games of the policy in ``ns.simulate`` on both cores;
+``--huge`` times ``hint`` on a 5000 x 5000 board after its first click (and
+its peak memory), and ``analyze`` on a 2000 x 2000 expert-density board in
+mid-game; ``--fingerprint`` hashes the fingerprint chunks' games (the check
+that a change leaves every move the same).
 
 Run as a script with a preset it measures SolverPolicy win rates,
 reproducibly, in fixed seeded chunks.  Each chunk plays ``chunk`` games in
@@ -30,6 +35,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
+import hashlib
 import json
 import math
 import sys
@@ -42,7 +49,7 @@ from typing import Any
 import numpy as np
 
 import numsweeper as ns
-from numsweeper.solver import SolverPolicy, analyze, local_rules
+from numsweeper.solver import Analyzer, SolverPolicy, analyze, local_rules
 
 try:  # under pytest, benchmarks/ is on sys.path
     from conftest import size
@@ -66,7 +73,12 @@ def wilson(wins: int, n: int, z: float = 1.959964) -> tuple[float, float]:
 
 
 def play_chunk(task: tuple[str, str, int, int, int]) -> dict[str, Any]:
-    """Play one chunk of games; return its tallies."""
+    """Play one chunk of games; return its tallies.
+
+    Besides the policy's own time split, ``timings['moves']`` is the time
+    the games took to play the moves (snapshots and reveals), and
+    ``fingerprint`` hashes every game's final visible board and result.
+    """
     preset, rule, seed, index, size = task
     rows, cols, mines = ns.PRESETS[preset]
     chunk_seed = np.random.SeedSequence(seed, spawn_key=(index,))
@@ -78,15 +90,24 @@ def play_chunk(task: tuple[str, str, int, int, int]) -> dict[str, Any]:
         for child in chunk_seed.spawn(size)
     ]
     live = list(range(size))
+    moves = 0.0
     while live:
+        t = time.perf_counter()
         snaps = [games[i].snapshot() for i in live]
         visible = np.stack([s.cells for s in snaps])
         left = np.array([s.mines_left for s in snaps])
+        moves += time.perf_counter() - t
         clicks = policy(visible, left, rng)
+        t = time.perf_counter()
         for i, (r, c) in zip(live, clicks.tolist(), strict=True):
             games[i].reveal(r, c)
         live = [i for i in live if games[i].state is ns.GameState.IN_PROGRESS]
+        moves += time.perf_counter() - t
     wins = sum(g.state is ns.GameState.WON for g in games)
+    digest = hashlib.sha256()
+    for game in games:
+        digest.update(game.snapshot().cells.tobytes())
+        digest.update(game.state.name.encode())
     return {
         "preset": preset,
         "rule": rule,
@@ -97,8 +118,39 @@ def play_chunk(task: tuple[str, str, int, int, int]) -> dict[str, Any]:
         "wall": time.perf_counter() - start,
         "cpu": time.process_time() - start_cpu,
         "counts": policy.counts,
-        "timings": policy.timings,
+        "timings": {**policy.timings, "moves": moves},
+        "fingerprint": digest.hexdigest()[:16],
     }
+
+
+#: The fingerprint chunks (seed 20261129, the win-rate runs' chunk seeding):
+#: (preset, rule, chunk, games) and the hash of every game's final visible
+#: board and result, pinned at commit 4991d32's policy (the table's).  Two
+#: engines play the same moves on a chunk when the hashes are equal.
+FINGERPRINTS = {
+    ("expert", "safe", 1, 60): "64e4bd0714865e14",
+    ("expert", "opening", 3, 40): "ca74b4ff7f6bd2fb",
+    ("intermediate", "safe", 2, 200): "3d91b76f0d804d00",
+    ("beginner", "opening", 4, 300): "9cf4703531e758c2",
+    ("expert", "safe", 7, 300): "860c0b31777c766e",
+    ("expert", "opening", 8, 300): "822fd8ab7e371885",
+}
+
+
+def fingerprint(workers: int = 1) -> bool:
+    """Play the fingerprint chunks; print each hash and whether it is the pinned one."""
+    tasks = [(preset, rule, 20261129, chunk, n) for preset, rule, chunk, n in FINGERPRINTS]
+    same = True
+    with ProcessPoolExecutor(workers) as pool:
+        for task, rec in zip(tasks, pool.map(play_chunk, tasks), strict=True):
+            want = FINGERPRINTS[task[0], task[1], task[3], task[4]]
+            same &= rec["fingerprint"] == want
+            print(
+                f"{task[0]} {task[1]!r} chunk {task[3]} ({task[4]} games): {rec['wins']} won, "
+                f"{rec['fingerprint']} ({'same' if rec['fingerprint'] == want else 'DIFFERENT'}), "
+                f"{rec['cpu']:.2f} cpu-s"
+            )
+    return same
 
 
 # -- positions ---------------------------------------------------------------
@@ -241,47 +293,14 @@ def _typical() -> list[tuple[np.ndarray, int]]:
     return _CACHE["typical"]  # type: ignore[no-any-return]
 
 
-@contextlib.contextmanager
-def _engine(name: str) -> Iterator[None]:
-    """Count with the ``'default'`` engine (the compiled kernel when numba
-    is installed), the ``'pure Python'`` one, or the ``'previous'`` one (pure
-    Python, as before commit 0e26f58)."""
-    from numsweeper.solver import analysis
-
-    saved = analysis._KERNEL[:], analysis._count_component
-    if name != "default":
-        analysis._KERNEL[:] = [None]
-    else:  # load the compiled kernel (once per process, not timed)
-        analyze(np.array([[H, 1, 0]], dtype=np.int8), 1)
-    if name == "previous":
-        analysis._count_component = two_pass_count_component  # type: ignore[assignment]
-    analysis._CACHE.clear()
-    try:
-        yield
-    finally:
-        analysis._KERNEL[:], analysis._count_component = saved  # type: ignore[assignment]
-        analysis._CACHE.clear()
-
-
 def _cold(cells: np.ndarray, mines: int) -> Any:
-    from numsweeper.solver import analysis
-
-    analysis._CACHE.clear()
-    analysis._SHAPES.clear()
+    """``analyze`` from an empty memory (each call makes a fresh engine)."""
     return analyze(cells, mines)
 
 
 def test_analyze_typical_expert(benchmark: Any) -> None:
     positions = _typical()
-    with _engine("default"):
-        benchmark(lambda: [_cold(c, m) for c, m in positions])
-
-
-def test_analyze_typical_expert_pure_python(benchmark: Any) -> None:
-    # without numba: the same counts in Python integers
-    positions = _typical()
-    with _engine("pure Python"):
-        benchmark(lambda: [_cold(c, m) for c, m in positions])
+    benchmark(lambda: [_cold(c, m) for c, m in positions])
 
 
 def test_backtrack_typical_expert_baseline(benchmark: Any) -> None:
@@ -332,14 +351,7 @@ def test_backtrack_long_frontier_baseline(benchmark: Any) -> None:
 
 def test_analyze_hard_expert(benchmark: Any) -> None:
     positions = hard_positions(size(5, 1))
-    with _engine("default"):
-        benchmark.pedantic(lambda: [_cold(c, m) for c, m in positions], rounds=1, iterations=1)
-
-
-def test_analyze_hard_expert_pure_python(benchmark: Any) -> None:
-    positions = hard_positions(size(5, 1))
-    with _engine("pure Python"):
-        benchmark.pedantic(lambda: [_cold(c, m) for c, m in positions], rounds=1, iterations=1)
+    benchmark.pedantic(lambda: [_cold(c, m) for c, m in positions], rounds=1, iterations=1)
 
 
 def _probes() -> list[list[tuple[np.ndarray, int]]]:
@@ -365,25 +377,35 @@ def _probes() -> list[list[tuple[np.ndarray, int]]]:
     return _CACHE["probes"]  # type: ignore[no-any-return]
 
 
-def _look_ahead(groups: list[list[tuple[np.ndarray, int]]], engine: str) -> list[Any]:
-    """Analyse each cell's probes in turn, caches cleared per cell.
-
-    ``engine`` as in :func:`_engine`.  ``'previous'`` also drops the cached
-    structure before every probe.  It keeps the later one-pass step plans
-    and cache keys, so it is a little faster than the real previous engine.
-    """
-    from numsweeper.solver import analysis
-
+def _look_ahead(groups: list[list[tuple[np.ndarray, int]]]) -> list[Any]:
+    """Analyse each cell's probes in turn, with one fresh engine per cell."""
     out = []
-    with _engine(engine):
-        for probes in groups:
-            analysis._CACHE.clear()
-            analysis._SHAPES.clear()
-            for cells, mines in probes:
-                if engine == "previous":
-                    analysis._SHAPES.clear()
-                out.append(analyze(cells, mines))
+    for probes in groups:
+        engine = Analyzer()
+        out.extend(engine.analyze(cells, mines) for cells, mines in probes)
     return out
+
+
+def previous_layouts(cells: np.ndarray, mines: int) -> int:
+    """The layouts of a position as the engine before commit 0e26f58 counted
+    them: a structure built for the position, each component counted in
+    Python by :func:`two_pass_count_component`."""
+    from numsweeper.solver.analysis import layout_total
+    from numsweeper.solver.structure import frontier
+
+    shape = frontier(cells < 0, cells >= 0)
+    need = cells.astype(np.int64).ravel()[shape.con_flat].tolist()
+    product = {0: 1}
+    for j in range(shape.n_parts):
+        poly, _ = two_pass_count_component(
+            shape.groups(j), shape.group_cons, shape.sizes.tolist(), need, 10**9
+        )
+        step: dict[int, int] = {}
+        for a, x in product.items():
+            for b, y in poly.items():
+                step[a + b] = step.get(a + b, 0) + x * y
+        product = step
+    return layout_total(product, shape.unconstrained, mines)
 
 
 def two_pass_count_component(
@@ -395,7 +417,7 @@ def two_pass_count_component(
 ) -> tuple[dict[int, int], list[dict[int, int]]]:
     """The component count before commit 0e26f58: forward, then an
     independent count from the other end, then the marginals."""
-    from numsweeper.solver.analysis import _forward
+    from numsweeper.solver.counting import _forward
 
     fwd, fwd_active, plans = _forward(order, group_cons, sizes, need, max_states)
     bwd, bwd_active, _ = _forward(order[::-1], group_cons, sizes, need, max_states)
@@ -428,25 +450,21 @@ def two_pass_count_component(
 
 def test_analyze_look_ahead_probes(benchmark: Any) -> None:
     groups = _probes()
-    benchmark(_look_ahead, groups, "default")
-    benchmark.extra_info["probes"] = sum(len(g) for g in groups)
-
-
-def test_analyze_look_ahead_probes_pure_python(benchmark: Any) -> None:
-    groups = _probes()
-    benchmark(_look_ahead, groups, "pure Python")
+    benchmark(_look_ahead, groups)
     benchmark.extra_info["probes"] = sum(len(g) for g in groups)
 
 
 def test_analyze_look_ahead_probes_previous_engine_baseline(benchmark: Any) -> None:
+    # the engine before commit 0e26f58: a structure per probe, counted in
+    # Python by a forward and an independent backward count; the same layouts
     groups = _probes()
-    runs = [_look_ahead(groups, e) for e in ("default", "pure Python", "previous")]
-    for a, b, c in zip(*runs, strict=True):  # the same exact answers
-        for other in (b, c):
-            np.testing.assert_array_equal(a.probabilities, other.probabilities)
-            assert a.layouts == other.layouts
-    benchmark(_look_ahead, groups, "previous")
-    benchmark.extra_info["probes"] = sum(len(g) for g in groups)
+    probes = [probe for group in groups for probe in group]
+    want = [a.layouts for a in _look_ahead(groups)]
+    got = benchmark.pedantic(
+        lambda: [previous_layouts(c, m) for c, m in probes], rounds=size(3, 1), iterations=1
+    )
+    assert got == want
+    benchmark.extra_info["probes"] = len(probes)
 
 
 #: A late expert position from a real game (99 mines; ``.`` hidden) where
@@ -474,12 +492,11 @@ def _late_expert() -> tuple[np.ndarray, Any, int, list[tuple[int, int]]]:
 
 
 def test_endgame_layouts_late_expert(benchmark: Any) -> None:
-    from numsweeper.solver.policy import _layouts
+    from numsweeper.solver.endgame import list_layouts
 
     cells, known, mines, unknown = _late_expert()
-    index = {rc: i for i, rc in enumerate(unknown)}
-    out = benchmark(_layouts, cells, known, mines, unknown, index)
-    assert len(out) == analyze(cells, 99).layouts == 192
+    out = benchmark(list_layouts, cells, known, mines, unknown)
+    assert out is not None and len(out) == analyze(cells, 99).layouts == 192
 
 
 def test_endgame_layouts_unpruned_baseline(benchmark: Any) -> None:
@@ -498,25 +515,19 @@ def _dense_expert() -> tuple[np.ndarray, Any]:
     return cells, analyze(cells, 99)
 
 
-def _search_dense(engine: str) -> dict[tuple[int, int], float] | None:
-    from numsweeper.solver.policy import _endgame_values
+def _search_dense() -> dict[tuple[int, int], float] | None:
+    from numsweeper.solver.endgame import endgame_values
 
     cells, a = _dense_expert()
-    with _engine(engine):
-        return _endgame_values(cells, a, 100_000, every=False)
+    return endgame_values(cells, a, 100_000, every=False)
 
 
 def test_endgame_search_dense_expert(benchmark: Any) -> None:
     # A dense late position (1,242 layouts over 28 undecided cells, 19 of
     # 118 hidden cells safe) that only the density trigger searches: the
-    # compiled listing and search, beside the same search in Python.
-    values = _search_dense("default")  # compiles the kernels, untimed
-    assert values is not None and values == _search_dense("pure Python")
-    benchmark.pedantic(_search_dense, ("default",), rounds=size(5, 2), iterations=1)
-
-
-def test_endgame_search_dense_expert_python_baseline(benchmark: Any) -> None:
-    values = benchmark.pedantic(_search_dense, ("pure Python",), rounds=size(3, 1), iterations=1)
+    # listing and the search.  (The same search in Python took 8-13 times
+    # as long before numba became required; see benchmarks/README.md.)
+    values = benchmark.pedantic(_search_dense, rounds=size(5, 2), iterations=1)
     assert values is not None and max(values.values()) == 442 / 1242  # the exact best
 
 
@@ -581,15 +592,7 @@ def test_local_rules_plain_python_baseline(benchmark: Any) -> None:
 
 def test_policy_expert_games(benchmark: Any) -> None:
     n = size(40, 1)
-    with _engine("default"):
-        benchmark.pedantic(lambda: play_chunk(("expert", "safe", 99, 0, n)), rounds=1, iterations=1)
-    benchmark.extra_info["games"] = n
-
-
-def test_policy_expert_games_pure_python(benchmark: Any) -> None:
-    n = size(40, 1)
-    with _engine("pure Python"):
-        benchmark.pedantic(lambda: play_chunk(("expert", "safe", 99, 0, n)), rounds=1, iterations=1)
+    benchmark.pedantic(lambda: play_chunk(("expert", "safe", 99, 0, n)), rounds=1, iterations=1)
     benchmark.extra_info["games"] = n
 
 
@@ -623,21 +626,16 @@ def _guess_positions() -> list[tuple[np.ndarray, int]]:
     return _CACHE["guesses"]  # type: ignore[no-any-return]
 
 
-def _guess_each(how: str) -> list[tuple[int, int]]:
-    """Analyse each guess position from cold caches and choose its guess."""
-    from numsweeper.solver import analysis
-
+def _guess_each(how: str) -> list[tuple[int, int] | None]:
+    """Analyse each guess position from an empty memory and choose its guess."""
     moves = []
     for cells, mines in _guess_positions():
-        analysis._CACHE.clear()
-        analysis._SHAPES.clear()
         policy = SolverPolicy(guess="hill" if how == "plain" else how)  # a fresh memory
         a = policy._analyze(cells, mines)
         if how == "plain":
             moves.append(plain_hill_guess(cells, mines, a))
         else:
-            h = policy._guess(cells, mines, a, cells == H)
-            moves.append((h.row, h.col))
+            moves.append(policy._guess(cells, mines, a, cells == H))
     return moves
 
 
@@ -655,10 +653,10 @@ def _every_number(
 def plain_hill_guess(cells: np.ndarray, mines: int, a: Any) -> tuple[int, int] | None:
     """Hill's guess as its rule reads: every candidate's every number
     analysed, death tested cell by cell on whole boards, no early stops."""
-    from numsweeper.solver import _guess as g
+    from numsweeper.solver import guess as g
 
     p = np.where(cells == H, a.probabilities, np.inf)
-    influence = g._Influence(cells, mines, a, SolverPolicy().max_states)
+    influence = g._Influence(Analyzer(), cells, mines, a, SolverPolicy().max_states)
     hidden_nb = adjacent(cells < 0)
     chosen: dict[bool, tuple[tuple[float, int, int, int], tuple[int, int]]] = {}
     for r, c in g.candidates(cells, p).tolist():
@@ -670,7 +668,7 @@ def plain_hill_guess(cells: np.ndarray, mines: int, a: Any) -> tuple[int, int] |
         terms = []
         for probe, b in _every_number(cells, mines, r, c):
             q = b.probabilities
-            live = (probe == H) & ~g.dead_cells(probe, q)
+            live = (probe == H) & ~dead_cells(probe, q)
             off = (probe == H) & (adjacent(probe >= 0) == 0)
             floor = [1.0 - float(q[off][0])] * 2 if off.any() else []
             s = sorted([*(1.0 - q[live]).tolist(), *floor, 0.0, 0.0], reverse=True)
@@ -687,24 +685,48 @@ def plain_hill_guess(cells: np.ndarray, mines: int, a: Any) -> tuple[int, int] |
     return None
 
 
+def dead_cells(cells: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Hill's dead cells over a whole board, cell by cell with plain sets.
+
+    A hidden cell that is not a certain mine is dead when none of its
+    neighbours is undecided, or when its undecided neighbours are exactly
+    those of some revealed number.
+    """
+    rows, cols = cells.shape
+    undecided = (cells < 0) & (q > 0) & (q < 1)
+
+    def around(r: int, c: int, reach: int = 1) -> list[tuple[int, int]]:
+        return [
+            (i, j)
+            for i in range(max(r - reach, 0), min(r + reach + 1, rows))
+            for j in range(max(c - reach, 0), min(c + reach + 1, cols))
+        ]
+
+    dead = np.zeros(cells.shape, dtype=bool)
+    for r, c in np.argwhere((cells < 0) & ~(q >= 1)).tolist():
+        own = {x for x in around(r, c) if x != (r, c) and undecided[x]}
+        dead[r, c] = not own or any(
+            cells[x] >= 0 and own == {y for y in around(*x) if undecided[y]}
+            for x in around(r, c, 2)
+        )
+    return dead
+
+
 def test_guess_hill_expert(benchmark: Any) -> None:
-    # analysis + guess at every guess of 30 expert games, cold caches
-    with _engine("default"):
-        moves = benchmark(_guess_each, "hill")
+    # analysis + guess at every guess of 30 expert games, from empty memories
+    moves = benchmark(_guess_each, "hill")
     benchmark.extra_info["positions"] = len(moves)
 
 
 def test_guess_lookahead_expert(benchmark: Any) -> None:
     # the same positions with the older, cheaper secondary-safety guess
-    with _engine("default"):
-        benchmark(_guess_each, "lookahead")
+    benchmark(_guess_each, "lookahead")
 
 
 def test_guess_hill_plain_baseline(benchmark: Any) -> None:
     # the same rule without early stops or lazy death tests; same moves
-    with _engine("default"):
-        plain = benchmark.pedantic(_guess_each, args=("plain",), rounds=1, iterations=1)
-        assert plain == _guess_each("hill")
+    plain = benchmark.pedantic(_guess_each, args=("plain",), rounds=1, iterations=1)
+    assert plain == _guess_each("hill")
 
 
 def adjacent(mask: np.ndarray) -> np.ndarray:
@@ -713,28 +735,20 @@ def adjacent(mask: np.ndarray) -> np.ndarray:
     return adjacent_counts(mask)
 
 
-def position_stats(games: int, engine: str = "default") -> None:
+def position_stats(games: int) -> None:
     """Print analyze median/p99 on typical and hard positions, and the split."""
-    with _engine(engine):
-        _position_stats(games)
-    print(f"engine: {engine}")
-
-
-def _position_stats(games: int) -> None:
-    from numsweeper.solver import analysis
-
     typical = stuck_positions(games)
     hard = hard_positions(20)
-    runs = (("typical, cold cache", typical, True), ("typical, in game order", typical, False))
-    for name, positions, cold in (*runs, ("hard, cold cache", hard, True)):
+    runs = (("typical, cold", typical, True), ("typical, in game order", typical, False))
+    for name, positions, cold in (*runs, ("hard, cold", hard, True)):
         times = []
         inexact = 0
-        analysis._CACHE.clear()
+        engine = Analyzer()
         for cells, mines in positions:
             if cold:
-                analysis._CACHE.clear()
+                engine = Analyzer()
             t = time.perf_counter()
-            a = analyze(cells, mines)
+            a = engine.analyze(cells, mines)
             times.append(time.perf_counter() - t)
             inexact += not a.exact
         ms = 1e3 * np.array(times)
@@ -745,46 +759,50 @@ def _position_stats(games: int) -> None:
     with _engine_clock() as clock:
         rec = play_chunk(("expert", "safe", 7, 0, games))
     total = sum(rec["timings"].values())
-    split = ", ".join(f"{k} {v:.1f}s ({100 * v / total:.0f}%)" for k, v in rec["timings"].items())
+    split = ", ".join(f"{k} {v:.2f}s ({100 * v / total:.0f}%)" for k, v in rec["timings"].items())
     print(
         f"policy on {games} expert games: {rec['cpu']:.1f} cpu-s, "
-        f"{games / rec['cpu']:.2f} games/cpu-s; split: {split}; moves: {rec['counts']}"
+        f"{games / rec['cpu']:.2f} games/cpu-s; wall {rec['wall']:.2f} s, of which {split}; "
+        f"moves: {rec['counts']}"
     )
     print(
-        f"of the games' wall time ({rec['wall']:.1f}s): the exact engine {clock['analyze']:.1f}s "
-        f"({100 * clock['analyze'] / rec['wall']:.0f}%), of which DP counting "
-        f"{clock['count']:.1f}s ({100 * clock['count'] / rec['wall']:.0f}%)"
+        f"of the games' wall time ({rec['wall']:.1f}s): analyses {clock['analyze']:.2f}s "
+        f"({100 * clock['analyze'] / rec['wall']:.0f}%), of which the component counts "
+        f"{clock['count']:.2f}s ({100 * clock['count'] / rec['wall']:.0f}%)"
     )
 
 
 @contextlib.contextmanager
 def _engine_clock() -> Iterator[dict[str, float]]:
-    """Wall seconds spent in the exact engine and in its DP counting, while active.
+    """Wall seconds spent in the exact engine and in its component counts, while active.
 
-    The engine: the policy's analyses, the look-ahead's probes
-    (``_Prober``) and the influence factor's counts (``_Given``).
+    The engine: every analysis (the policy's, the look-ahead's probes and
+    the influence factor's counts), timed where the engine object takes it.
     """
-    from numsweeper.solver import analysis, policy
+    from numsweeper.solver import analysis, components
 
     clock = {"analyze": 0.0, "count": 0.0}
     patched = [
-        (policy, "analyze", "analyze"),
-        (analysis._Prober, "__init__", "analyze"),
+        (analysis.Analyzer, "analyze", "analyze"),
+        (analysis.Analyzer, "layouts_by_total", "analyze"),
         (analysis._Prober, "__call__", "analyze"),
-        (analysis._Given, "__init__", "analyze"),
         (analysis._Given, "__call__", "analyze"),
-        (analysis, "_count_component", "count"),
-        (analysis, "_count_compiled", "count"),
+        (components, "count_parts", "count"),
+        (components, "count_exact", "count"),
     ]
     saved = [getattr(owner, name) for owner, name, _ in patched]
+    depth = {"analyze": 0, "count": 0}
 
     def timed(name: str, func: Callable[..., Any]) -> Callable[..., Any]:
         def wrapper(*args: Any, **kwargs: Any) -> Any:
+            depth[name] += 1
             t = time.perf_counter()
             try:
                 return func(*args, **kwargs)
             finally:
-                clock[name] += time.perf_counter() - t
+                depth[name] -= 1
+                if not depth[name]:  # (an analysis may call another)
+                    clock[name] += time.perf_counter() - t
 
         return wrapper
 
@@ -795,6 +813,170 @@ def _engine_clock() -> Iterator[dict[str, float]]:
     finally:
         for (owner, name, _), func in zip(patched, saved, strict=True):
             setattr(owner, name, func)
+
+
+# -- huge boards -------------------------------------------------------------------
+
+
+def huge_game(side: int, density: float = 0.01, seed: int = 1) -> tuple[ns.Game, float]:
+    """A ``side`` x ``side`` game with ``density`` mines, after its first click.
+
+    The click is in a corner under 'safe' (on 5000 x 5000 at 1% it floods
+    about 24.7 million cells); returns the game and the click's seconds.
+    """
+    game = ns.Game.new(side, side, int(side * side * density), seed=seed, first_click="safe")
+    t = time.perf_counter()
+    game.reveal(0, 0)
+    return game, time.perf_counter() - t
+
+
+def expert_density_mid_game(
+    side: int, density: float = 0.206, share: float = 0.5, seed: int = 2
+) -> tuple[np.ndarray, int]:
+    """A ``side`` x ``side`` board at expert density, half played.
+
+    Play with lucky guesses: every cell the local rules prove safe is
+    revealed (zeros flood), and where they are stuck one in a hundred of the
+    safe cells next to the revealed area is revealed too, until ``share``
+    of the safe cells show.  The frontier is long and tangled, as in a real
+    game.  Returns the visible cells and the mine count.
+    """
+    from scipy import ndimage
+
+    rng = np.random.default_rng(seed)
+    board = ns.Board.create(side, side, int(side * side * density), ns.RandomPlacement(rng))
+    mines, counts = board.mines, board.counts
+    zero = ~mines & (counts == 0)
+    labels, _ = ndimage.label(zero, structure=np.ones((3, 3)))
+    revealed = np.zeros_like(mines)
+    square = np.ones((3, 3), dtype=bool)
+
+    def reveal(cells: np.ndarray) -> None:
+        new = cells & ~revealed
+        hit = np.unique(labels[new & zero])
+        hit = hit[hit > 0]
+        if len(hit):
+            new |= ndimage.binary_dilation(np.isin(labels, hit), square) & ~mines
+        revealed[new] = True
+
+    first = np.zeros_like(mines)
+    first[tuple(np.argwhere(zero)[0])] = True  # the first zero, row-major
+    reveal(first)
+    goal = share * np.count_nonzero(~mines)
+    while np.count_nonzero(revealed) < goal:
+        visible = np.where(revealed, counts, H).astype(np.int8)
+        safe, _ = local_rules(visible)
+        if not safe.any():
+            edge = np.flatnonzero(~revealed & ~mines & (adjacent(revealed) > 0))
+            safe = np.zeros(mines.size, dtype=bool)
+            safe[rng.choice(edge, max(1, len(edge) // 100), replace=False)] = True
+            safe = safe.reshape(mines.shape)
+        reveal(safe)
+    return np.where(revealed, counts, H).astype(np.int8), board.mine_count
+
+
+def peak_bytes(func: Callable[[], Any]) -> tuple[Any, float, float]:
+    """``func()``, its seconds, and the most memory it held at once (bytes).
+
+    The peak is the process's resident high-water mark above what it held
+    before, where Linux can reset that mark (``/proc/self/clear_refs``), or
+    else what tracemalloc saw (numpy's arrays, not those numba allocates).
+    """
+    import gc
+    import tracemalloc
+
+    def status(key: str) -> int:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith(key):
+                return int(line.split()[1]) * 1024
+        raise KeyError(key)
+
+    gc.collect()
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+        before = status("VmRSS")
+    except OSError:
+        tracemalloc.start()
+        t = time.perf_counter()
+        out = func()
+        took = time.perf_counter() - t
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        return out, took, peak
+    t = time.perf_counter()
+    out = func()
+    took = time.perf_counter() - t
+    return out, took, status("VmHWM") - before
+
+
+def _huge() -> tuple[ns.Game, float]:
+    if "huge" not in _CACHE:
+        _CACHE["huge"] = huge_game(size(5000, 300))
+    return _CACHE["huge"]  # type: ignore[no-any-return]
+
+
+def test_huge_board_first_click_baseline(benchmark: Any) -> None:
+    # the yardstick: the click that floods the board (a new game each round)
+    side = size(5000, 300)
+
+    def fresh() -> tuple[tuple[ns.Game, int, int], dict[str, Any]]:
+        game = ns.Game.new(side, side, side * side // 100, seed=1, first_click="safe")
+        return (game, 0, 0), {}
+
+    benchmark.pedantic(ns.Game.reveal, setup=fresh, rounds=size(3, 1), iterations=1)
+
+
+def test_huge_board_hint_after_the_first_click(benchmark: Any) -> None:
+    # issue target: at most 2x the first click's time, at most 16 bytes per
+    # cell of extra peak memory (5000 x 5000 at 1%, about 24.7 M cells opened)
+    game, click = _huge()
+    hint, _, peak = peak_bytes(lambda: ns.solver.hint(game))
+    assert hint.certain
+    cells = game.rows * game.cols
+    assert peak <= 16 * cells, f"{peak / cells:.1f} bytes per cell"
+    benchmark.pedantic(ns.solver.hint, (game,), rounds=size(3, 1), iterations=1)
+    benchmark.extra_info.update(click_s=click, peak_bytes_per_cell=peak / cells)
+
+
+def test_analyze_expert_density_mid_game(benchmark: Any) -> None:
+    # reported, no target: 2000 x 2000 at 20.6%, half the safe cells shown
+    if "mid" not in _CACHE:
+        _CACHE["mid"] = expert_density_mid_game(size(2000, 120))
+    cells, mines = _CACHE["mid"]
+    a = benchmark.pedantic(analyze, (cells, mines), rounds=1, iterations=1)
+    benchmark.extra_info.update(
+        frontier=len(a.frontier_probabilities()[0]), exact=a.exact, undecided=int(a.undecided.sum())
+    )
+
+
+def huge(side: int = 5000, mid_side: int = 2000) -> None:
+    """Print the huge-board figures: hint after the first click, and mid-game analyze."""
+    print(f"{side} x {side}, 1% mines:", flush=True)
+    ns.solver.hint(huge_game(20)[0])  # load the kernels, untimed
+    game, click = huge_game(side)
+    snap = game.snapshot()
+    opened = int(np.count_nonzero(snap.cells >= 0))
+    hint, took, peak = peak_bytes(functools.partial(ns.solver.hint, game))
+    cells = side * side
+    print(
+        f"  first click {click:.2f} s ({opened:,} cells opened); hint {took:.2f} s "
+        f"= {took / click:.2f}x the click, peak {peak / 1e6:.0f} MB = {peak / cells:.1f} "
+        f"bytes per cell; {hint}",
+        flush=True,
+    )
+    del game, snap
+    print(f"{mid_side} x {mid_side}, 20.6% mines, half the safe cells shown:", flush=True)
+    t = time.perf_counter()
+    visible, mines = expert_density_mid_game(mid_side)
+    made = time.perf_counter() - t
+    a, took, peak = peak_bytes(lambda: analyze(visible, mines))
+    front, _ = a.frontier_probabilities()
+    print(
+        f"  (position made in {made:.1f} s) analyze {took:.2f} s, peak {peak / 1e6:.0f} MB "
+        f"= {peak / mid_side**2:.1f} bytes per cell; {len(front):,} frontier cells, "
+        f"{int(a.undecided.sum()):,} undecided, exact={a.exact}",
+        flush=True,
+    )
 
 
 def throughput(preset: str, rule: str, games: int, workers: int, guess: str) -> float:
@@ -857,7 +1039,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--summary", action="store_true")
     parser.add_argument("--positions", type=int, default=0, metavar="GAMES")
     parser.add_argument(
-        "--pure-python", action="store_true", help="with --positions: count without numba"
+        "--huge",
+        action="store_true",
+        help="time hint on 5000 x 5000 at 1%% after the first click, and analyze on "
+        "2000 x 2000 at expert density in mid-game",
+    )
+    parser.add_argument(
+        "--fingerprint",
+        action="store_true",
+        help="hash the fingerprint chunks' games (--workers) and compare with the pinned hashes",
     )
     parser.add_argument(
         "--throughput",
@@ -873,8 +1063,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     if args.positions:
-        position_stats(args.positions, "pure Python" if args.pure_python else "default")
+        position_stats(args.positions)
         return 0
+    if args.huge:
+        huge()
+        return 0
+    if args.fingerprint:
+        return 0 if fingerprint(args.workers) else 1
     if args.throughput:
         if args.preset is None or args.rule is None:
             parser.error("preset and rule are required")

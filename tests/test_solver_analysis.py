@@ -14,7 +14,8 @@ from numpy.typing import NDArray
 
 import numsweeper as ns
 from numsweeper._kernels import adjacent_counts
-from numsweeper.solver import analyze
+from numsweeper.solver import MAX_STATES, Analyzer, analyze
+from numsweeper.solver.structure import frontier
 
 H, F = int(ns.HIDDEN), int(ns.FLAG)
 MAX_COMBOS = 20_000
@@ -73,21 +74,7 @@ def random_position(rng: np.random.Generator) -> tuple[NDArray[np.int8], int, ND
     return cells, mines, layout
 
 
-@pytest.fixture(params=["default", "pure Python"])
-def engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Each test twice: "default" counts with the compiled kernels when
-    numba is installed, "pure Python" without them."""
-    from numsweeper.solver import analysis
-
-    if request.param == "pure Python":
-        monkeypatch.setattr(analysis, "_KERNEL", [None])
-    return str(request.param)
-
-
-def test_against_brute_force_on_thousands_of_positions(engine: str) -> None:
-    from numsweeper.solver import analysis
-
-    analysis._CACHE.clear()
+def test_against_brute_force_on_thousands_of_positions() -> None:
     rng = np.random.default_rng(2024)
     checked = 0
     while checked < 2000:
@@ -256,58 +243,57 @@ def test_certain_cells_are_right_on_ten_thousand_mid_game_positions() -> None:
 def exact_probabilities(cells: NDArray[np.int8], mines: int) -> NDArray[np.float64]:
     """Each hidden cell's mine probability as the float nearest the exact ratio.
 
-    A reference for the combination step: the components' counts come from
-    the engine, but every group's probability is summed here one term at a
-    time in Python integers, with plain binomials, and rounded once.
+    A reference for the whole engine past the structure: every component is
+    counted by the Python-integer count (not the kernel), and every group's
+    probability is summed here one term at a time, with plain binomials,
+    and rounded once.
     """
-    from numsweeper.solver import analysis
+    from numsweeper.solver.counting import count_exact
 
-    unknown, revealed = cells < 0, cells >= 0
-    shape = analysis._frontier(unknown, revealed)
+    shape = frontier(cells < 0, cells >= 0)
     need = cells.astype(np.int64).ravel()[shape.con_flat].tolist()
-    components, _ = analysis._solve_frontier(shape, need, cells.shape[1], analysis.MAX_STATES)
-    polys = [comp.polynomial for comp in components]
+    counted = [
+        count_exact(shape.groups(j), shape.group_cons, shape.sizes.tolist(), need, 10**9)
+        for j in range(shape.n_parts)
+    ]
     u = shape.unconstrained
 
     def product(ps: list[dict[int, int]]) -> dict[int, int]:
         out = {0: 1}
         for p in ps:
-            out = analysis._convolve(out, p)
+            step: dict[int, int] = {}
+            for a, x in out.items():
+                for b, y in p.items():
+                    step[a + b] = step.get(a + b, 0) + x * y
+            out = step
         return out
 
     def off(k: int) -> int:  # layouts of the unconstrained cells
         return math.comb(u, mines - k) if 0 <= mines - k <= u else 0
 
-    frontier = product(polys)
-    grand = sum(n * off(k) for k, n in frontier.items())
+    polys = [poly for poly, _ in counted]
+    whole = product(polys)
+    grand = sum(n * off(k) for k, n in whole.items())
     probs = np.full(cells.size, np.nan)
-    for j, comp in enumerate(components):
+    for j, (_, marginals) in enumerate(counted):
         others = product(polys[:j] + polys[j + 1 :])
-        for row, g in zip(comp.marginals.tolist(), comp.groups, strict=True):
-            num = sum(
-                int(mined) * n * off(comp.low + a + b)
-                for a, mined in enumerate(row)
-                for b, n in others.items()
-            )
+        for g, row in zip(shape.groups(j), marginals, strict=True):
+            num = sum(mined * n * off(a + b) for a, mined in row.items() for b, n in others.items())
             probs[shape.front_flat[shape.group_of == g]] = float(
-                Fraction(num, grand * shape.sizes[g])
+                Fraction(num, grand * int(shape.sizes[g]))
             )
-    rest = unknown.ravel().copy()
+    rest = (cells < 0).ravel().copy()
     rest[shape.front_flat] = False
     if u:
-        num = sum(n * off(k) * (mines - k) for k, n in frontier.items())
+        num = sum(n * off(k) * (mines - k) for k, n in whole.items())
         probs[rest] = float(Fraction(num, grand * u))
     return probs.reshape(cells.shape)
 
 
-def test_probabilities_are_the_floats_nearest_the_exact_ratios(engine: str) -> None:
+def test_probabilities_are_the_floats_nearest_the_exact_ratios() -> None:
     # Expert mid-game positions and dense strips, where the ratios are far
     # from exact binary fractions: every probability must be the correctly
     # rounded exact value, bit for bit (no float sums or products).
-    from numsweeper.solver import analysis
-
-    analysis._CACHE.clear()  # count with this engine, not from the other's cache
-    analysis._SHAPES.clear()
     rng = np.random.default_rng(31)
     inexact = 0
     for i in range(300):
@@ -331,8 +317,6 @@ def test_probabilities_are_the_floats_nearest_the_exact_ratios(engine: str) -> N
 
 
 def test_component_cache_hits_match_fresh_counts() -> None:
-    from numsweeper.solver import analysis
-
     rng = np.random.default_rng(21)
     positions = []
     for _ in range(40):
@@ -341,56 +325,47 @@ def test_component_cache_hits_match_fresh_counts() -> None:
         for r, c in safe_cells[rng.permutation(len(safe_cells))[:12]]:
             board.reveal(int(r), int(c))
         positions.append(np.where(board.revealed, board.counts, H).astype(np.int8))
-    fresh = []
-    for cells in positions:  # each counted from an empty cache
-        analysis._CACHE.clear()
-        fresh.append(analyze(cells, 99))
-    analysis._CACHE.clear()
-    for cells in positions:  # warm the cache with every position's components
-        analyze(cells, 99)
-    assert len(analysis._CACHE) > 40
+    fresh = [analyze(cells, 99) for cells in positions]  # each from an empty memory
+    engine = Analyzer()
+    for cells in positions:  # remember every position's components
+        engine.analyze(cells, 99)
+    assert len(engine.memory) > 40
     for cells, a in zip(positions, fresh, strict=True):
-        again = analyze(cells, 99)  # now every component is a hit
+        again = engine.analyze(cells, 99)  # now every component is a hit
         np.testing.assert_array_equal(again.probabilities, a.probabilities)
         assert again.layouts == a.layouts
         np.testing.assert_array_equal(again.safe, a.safe)
 
 
-def test_cache_hits_from_other_positions_give_each_group_its_own_marginals(engine: str) -> None:
+def test_cache_hits_from_other_positions_give_each_group_its_own_marginals() -> None:
     # Successive positions of a game share most of their components, but a
     # group's id in one position need not be its id in the next (ids follow
-    # each position's own constraints), so a hit must hand the cached
+    # each position's own constraints), so a hit must hand the remembered
     # marginals to the right groups whatever their ids.  Every position is
-    # compared with a count from empty caches.
-    from numsweeper.solver import analysis
-
+    # compared with a count from an empty memory.
     rng = np.random.default_rng(5)
     hits = 0
     for _ in range(8):
         board = ns.Board.create(16, 30, 99, ns.RandomPlacement(rng))
         safe_cells = np.argwhere(~board.mines)
-        analysis._CACHE.clear()
+        engine = Analyzer()
         for r, c in safe_cells[rng.permutation(len(safe_cells))[:40]]:
             board.reveal(int(r), int(c))
             cells = np.where(board.revealed, board.counts, H).astype(np.int8)
-            shape = analysis._frontier(cells == H, cells >= 0)
-            need = cells.ravel()[shape.con_flat].tolist()
+            shape = frontier(cells == H, cells >= 0)
+            need = cells.astype(np.int8).ravel()[shape.con_flat]
             hits += sum(
-                (tuple(need[k] for k in part.cons), part.shape_key) in analysis._CACHE
-                for part in shape.parts
+                (need[shape.numbers[shape.cuts[j] : shape.cuts[j + 1]]].tobytes(), key)
+                in engine.memory
+                for j, key in enumerate(shape.shape_keys)
             )
-            warm = analyze(cells, 99)
-            saved = analysis._CACHE.copy()
-            analysis._CACHE.clear()
-            analysis._SHAPES.clear()
+            warm = engine.analyze(cells, 99)
             cold = analyze(cells, 99)
-            analysis._CACHE.clear()
-            analysis._CACHE.update(saved)
             np.testing.assert_array_equal(warm.probabilities, cold.probabilities)
             assert warm.layouts == cold.layouts
             np.testing.assert_array_equal(warm.safe, cold.safe)
             np.testing.assert_array_equal(warm.mines, cold.mines)
-    assert hits > 300  # components found in the cache, counted in other positions
+    assert hits > 150  # components found in the memory, counted in other positions
 
 
 def _parse(rows: str) -> NDArray[np.int8]:
@@ -399,24 +374,21 @@ def _parse(rows: str) -> NDArray[np.int8]:
     )
 
 
-def test_relaxed_counts_do_not_depend_on_what_was_analysed_before(engine: str) -> None:
+def test_relaxed_counts_do_not_depend_on_what_was_analysed_before() -> None:
     # Under a tiny guard, a piece of a relaxed component can itself overflow
     # and be relaxed again, at cuts its elimination order decides: the same
-    # piece (the same cache key) must be counted in the same order whichever
-    # position it comes from, or a cached count from one position would
-    # differ from the count another position makes afresh.
-    from numsweeper.solver import analysis
-
+    # piece (the same key in the memory) must be counted in the same order
+    # whichever position it comes from, or a remembered count from one
+    # position would differ from the count another position makes afresh.
     def fresh(cells: NDArray[np.int8], mines: int, guard: int) -> ns.solver.Analysis:
-        analysis._CACHE.clear()
-        analysis._SHAPES.clear()
         return analyze(cells, mines, max_states=guard)
 
     before = _parse("..1......./...313..../...203..../...202..../...102..../...101....")
     after = _parse(".....2..../...313..../...203..../...202..../...102..../...101....")
     cold = fresh(after, 21, 2)
-    fresh(before, 21, 2)
-    warm = analyze(after, 21, max_states=2)
+    engine = Analyzer()
+    engine.analyze(before, 21, max_states=2)
+    warm = engine.analyze(after, 21, max_states=2)
     assert not cold.exact and warm.layouts == cold.layouts
     rng = np.random.default_rng(8)
     relaxed = 0
@@ -431,9 +403,10 @@ def test_relaxed_counts_do_not_depend_on_what_was_analysed_before(engine: str) -
             positions.append(np.where(board.revealed, board.counts, H).astype(np.int8))
         guard = int(rng.choice([2, 3, 5]))
         want = [fresh(cells, mines, guard) for cells in positions]
-        for i in rng.permutation(len(positions)).tolist():  # one warm cache, any order
+        engine = Analyzer()
+        for i in rng.permutation(len(positions)).tolist():  # one warm memory, any order
             a = want[i]
-            got = analyze(positions[i], mines, max_states=guard)
+            got = engine.analyze(positions[i], mines, max_states=guard)
             assert got.layouts == a.layouts
             np.testing.assert_array_equal(got.probabilities, a.probabilities)
             relaxed += not a.exact
@@ -443,10 +416,8 @@ def test_relaxed_counts_do_not_depend_on_what_was_analysed_before(engine: str) -
 def test_numbers_tried_on_one_cell_share_a_structure_and_match_brute_force() -> None:
     # The look-ahead's probes: one structure (which cells are numbers and
     # which hidden), every number tried in turn on one cell.  Each count
-    # reuses the cached structure; half the time a relaxed count of the same
-    # structure runs first, and must leave nothing behind.
-    from numsweeper.solver import analysis
-
+    # reuses the remembered structure; half the time a relaxed count of the
+    # same structure runs first, and must leave nothing behind.
     rng = np.random.default_rng(31)
     checked = invalid = 0
     while checked < 150:
@@ -457,7 +428,7 @@ def test_numbers_tried_on_one_cell_share_a_structure_and_match_brute_force() -> 
             continue
         r, c = (int(v) for v in shown[rng.integers(len(shown))])
         relax_first = bool(rng.integers(2))
-        analysis._SHAPES.clear()
+        engine = Analyzer()
         tried = False
         for n in range(9):
             probe = cells.copy()
@@ -469,17 +440,17 @@ def test_numbers_tried_on_one_cell_share_a_structure_and_match_brute_force() -> 
             tried = True
             if relax_first:
                 with contextlib.suppress(ns.InvalidBoardError):
-                    analyze(probe, mines, max_states=1)
+                    engine.analyze(probe, mines, max_states=1)
             if count == 0:
                 with pytest.raises(ns.InvalidBoardError):
-                    analyze(probe, mines)
+                    engine.analyze(probe, mines)
                 invalid += 1
                 continue
-            a = analyze(probe, mines)
+            a = engine.analyze(probe, mines)
             assert a.exact and a.layouts == count
             np.testing.assert_allclose(a.probabilities, probs, rtol=0, atol=1e-12)
             checked += 1
-        assert len(analysis._SHAPES) == tried  # every number used one structure
+        assert len(engine._shapes) == tried  # every number used one structure
     assert invalid > 40
 
 
@@ -501,21 +472,19 @@ def test_the_guard_counts_forward_states_only() -> None:
         ],
         dtype=np.int8,
     )
-    from numsweeper.solver import analysis
+    from numsweeper.solver.counting import _forward
 
-    analysis._CACHE.clear()  # counted components are cached whatever the guard
     assert not analyze(cells, 17, max_states=1).exact
-    analysis._CACHE.clear()
     guarded, free = analyze(cells, 17, max_states=2), analyze(cells, 17)
     assert guarded.exact and free.exact and guarded.layouts == free.layouts == 48
     np.testing.assert_array_equal(guarded.probabilities, free.probabilities)
     # the far end's count, which the guard no longer sees
-    shape = analysis._frontier(cells == H, cells >= 0)
+    shape = frontier(cells == H, cells >= 0)
     need = cells.astype(np.int64).ravel()[shape.con_flat].tolist()
-    (part,) = shape.parts
-    order = analysis._elimination_order(part.groups, shape.group_cons)
-    forward = analysis._forward(order, shape.group_cons, shape.sizes, need, 10**6)[0]
-    backward = analysis._forward(order[::-1], shape.group_cons, shape.sizes, need, 10**6)[0]
+    assert shape.n_parts == 1
+    order, sizes = shape.groups(0), shape.sizes.tolist()
+    forward = _forward(order, shape.group_cons, sizes, need, 10**6)[0]
+    backward = _forward(order[::-1], shape.group_cons, sizes, need, 10**6)[0]
     assert max(map(len, forward)) == 2 and max(map(len, backward)) == 12
 
 
@@ -539,30 +508,27 @@ def test_trusting_flags_or_not_back_to_back_matches_brute_force() -> None:
             checked += 1
 
 
-def test_structure_cache_keeps_few_huge_boards() -> None:
-    from numsweeper.solver import analysis
-
-    analysis._SHAPES.clear()
+def test_structure_memory_keeps_no_huge_boards() -> None:
+    engine = Analyzer()
     cells = np.full((3000, 1500), H, dtype=np.int8)  # 4.5 million cells
     cells[0, 0] = 0
     cells[0, 1] = cells[1, 0] = cells[1, 1] = 0
-    analyze(cells, 1000)
-    assert len(analysis._SHAPES) == 0  # more cells than the cache may hold
+    engine.analyze(cells, 1000)
+    assert len(engine._shapes) == 0  # more cells than the memory may hold
     small = np.full((9, 9), H, dtype=np.int8)
     for n in range(12):
         small[n // 9, n % 9] = 0
-        analyze(small, 10)
-    assert len(analysis._SHAPES) == analysis._SHAPES_KEPT
+        engine.analyze(small, 10)
+    assert len(engine._shapes) == engine.structures == 8
+    engine.clear()
+    assert len(engine._shapes) == len(engine.memory) == 0
 
 
-def test_prober_gives_exactly_what_analyze_gives(engine: str) -> None:
-    # The look-ahead analyses one cell shown as each number through
-    # _Prober, which does the number-independent work once: every number,
+def test_prober_gives_exactly_what_analyze_gives() -> None:
+    # The look-ahead analyses one cell shown as each number through a
+    # prober, which does the number-independent work once: every number,
     # valid or not, must give analyze's floats bit for bit (or its error,
     # word for word), relaxed counts included.
-    from numsweeper.solver import analysis
-    from numsweeper.solver.analysis import _Prober
-
     rng = np.random.default_rng(77)
     compared = raised = 0
     for i in range(600):
@@ -580,21 +546,20 @@ def test_prober_gives_exactly_what_analyze_gives(engine: str) -> None:
         r, c = (int(v) for v in hidden[rng.integers(len(hidden))])
         before = cells.copy()
         max_states = int(rng.choice([3, ns.solver.MAX_STATES]))
-        prober = _Prober(cells, mines, (r, c), max_states)
-        # half the time the prober counts first
+        engine = Analyzer()
+        prober = engine.prober(cells, mines, (r, c), max_states)
+        # half the time the prober counts first, each number from an empty memory
         first = i % 4 >= 2  # (large boards too: i % 10 == 0)
-        analysis._CACHE.clear()
         for n in range(9):
             probe = cells.copy()
             probe[r, c] = n
             early: Any = None
-            if first:  # each counts on its own, from an empty cache
-                analysis._CACHE.clear()
+            if first:  # each counts on its own, from an empty memory
+                engine.clear()
                 try:
                     early = prober(n)
                 except ns.InvalidBoardError as exc:
                     early = exc
-                analysis._CACHE.clear()
             try:
                 want = analyze(probe, mines, max_states=max_states)
             except ns.InvalidBoardError as exc:
@@ -624,15 +589,17 @@ def test_prober_gives_exactly_what_analyze_gives(engine: str) -> None:
     assert compared > 800 and raised > 1000, (compared, raised)
 
 
-def test_given_mines_count_as_the_flagged_position_does(engine: str) -> None:
+def test_given_mines_count_as_the_flagged_position_does() -> None:
     # The influence factor's counts: some frontier cells given as mines,
     # counted on the position's own structure with shrunk groups and needs,
     # must equal the count of the position with those cells flagged and
     # trusted (None where that has no layout), mine total by mine total.
-    from numsweeper.solver import analysis
-    from numsweeper.solver.analysis import _frontier_layouts, _Given
+    engine = Analyzer()
 
-    analysis._CACHE.clear()  # counts of this engine's own
+    def by_total(cells: NDArray[np.int8], mines: int, **kw: Any) -> tuple[dict[int, int], int]:
+        frontier_mines, _, left = Analyzer().layouts_by_total(cells, mines, **kw)
+        return frontier_mines, left
+
     rng = np.random.default_rng(78)
     counted = impossible = relaxed = 0
     for i in range(200):
@@ -648,7 +615,7 @@ def test_given_mines_count_as_the_flagged_position_does(engine: str) -> None:
         if not len(front):
             continue
         max_states = int(rng.choice([1, ns.solver.MAX_STATES]))
-        given = _Given(cells, mines, max_states)
+        given = engine.given(cells, mines, max_states)
         for _ in range(8):
             k = int(rng.integers(1, min(5, len(front)) + 1))
             xs = [(r, c) for r, c in front[rng.choice(len(front), k, replace=False)].tolist()]
@@ -656,17 +623,13 @@ def test_given_mines_count_as_the_flagged_position_does(engine: str) -> None:
             flagged[tuple(np.array(xs).T)] = F
             want: tuple[dict[int, int], int] | None = None
             with contextlib.suppress(ns.InvalidBoardError):
-                frontier, _, left = _frontier_layouts(
-                    flagged, mines, trust_flags=True, max_states=max_states
-                )
-                want = frontier, left
+                want = by_total(flagged, mines, trust_flags=True, max_states=max_states)
             got = given(xs)
             if max_states == 1 and got != want:
                 # a relaxed count of the flagged position; given's was exact
                 exact = None
                 with contextlib.suppress(ns.InvalidBoardError):
-                    frontier, _, left = _frontier_layouts(flagged, mines, trust_flags=True)
-                    exact = frontier, left
+                    exact = by_total(flagged, mines, trust_flags=True)
                 assert got == exact
                 relaxed += 1
                 continue
@@ -674,7 +637,7 @@ def test_given_mines_count_as_the_flagged_position_does(engine: str) -> None:
             impossible += got is None
             counted += got is not None
     assert counted > 350 and impossible > 200 and relaxed < counted / 10, (counted, impossible)
-    corner = _Given(np.array([[H, H, H], [H, H, 1]], dtype=np.int8), 1)
+    corner = engine.given(np.array([[H, H, H], [H, H, 1]], dtype=np.int8), 1, MAX_STATES)
     with pytest.raises(ValueError, match=r"\(0, 0\) is not on the frontier"):
         corner([(0, 0)])
     with pytest.raises(ValueError, match="repeat"):
@@ -686,17 +649,15 @@ def test_given_mines_count_as_the_flagged_position_does(engine: str) -> None:
 def test_layouts_is_the_plain_binomial_sum() -> None:
     # Analysis.layouts is computed with one binomial; it must be the plain
     # sum over frontier totals K of count_K * C(U, M - K), for any counts.
-    from numsweeper.solver.analysis import Analysis
+    from numsweeper.solver.analysis import layout_total
 
     rng = np.random.default_rng(5)
     nonzero = 0
     for _ in range(3000):
         totals = rng.choice(60, int(rng.integers(1, 12)), replace=False)
-        frontier = {int(k): int(rng.integers(1, 10**12)) for k in totals}
+        frontier_mines = {int(k): int(rng.integers(1, 10**12)) for k in totals}
         u, m = int(rng.integers(0, 500)), int(rng.integers(0, 200))
-        empty = np.zeros((1, 1), dtype=bool)
-        a = Analysis(np.zeros((1, 1)), empty, empty, True, frontier, u, m)
-        want = sum(c * math.comb(u, m - k) for k, c in frontier.items() if 0 <= m - k <= u)
-        assert a.layouts == want
+        want = sum(c * math.comb(u, m - k) for k, c in frontier_mines.items() if 0 <= m - k <= u)
+        assert layout_total(frontier_mines, u, m) == want
         nonzero += want > 0
     assert nonzero > 2000

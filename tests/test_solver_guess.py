@@ -1,4 +1,4 @@
-"""The policy's guess (David Hill's): dead cells, outlook, influence counts, choice."""
+"""The policy's guesses (David Hill's): dead cells, outlook, influence counts, choice."""
 
 from __future__ import annotations
 
@@ -13,12 +13,52 @@ from numpy.typing import NDArray
 
 import numsweeper as ns
 from numsweeper._kernels import adjacent_counts
-from numsweeper.solver import MAX_STATES, SolverPolicy, analyze
-from numsweeper.solver import _guess as guess
-from numsweeper.solver.analysis import Analysis, _Prober
+from numsweeper.solver import MAX_STATES, Analyzer, SolverPolicy, analyze, guess
+from numsweeper.solver.analysis import Analysis
 
 H = int(ns.HIDDEN)
 Cell = tuple[int, int]
+
+
+def prober(cells: NDArray[np.int8], mines: int, cell: Cell) -> Callable[[int], Analysis]:
+    """What the look-ahead analyses a cell's numbers with (a fresh engine)."""
+    return Analyzer().prober(cells, mines, cell, MAX_STATES)
+
+
+def influence_of(cells: NDArray[np.int8], mines: int, a: Analysis) -> Any:
+    return guess._Influence(Analyzer(), cells, mines, a, MAX_STATES)
+
+
+def dead_cells(cells: NDArray[np.int8], probabilities: NDArray[np.float64]) -> NDArray[np.bool_]:
+    """Hidden cells whose number, if safe, the numbers shown already tell.
+
+    Hill's sufficient rule, cell by cell with plain sets: a hidden cell that
+    is not a certain mine is dead when none of its neighbours is undecided,
+    or when its undecided neighbours are exactly those of some revealed
+    number.  (The reference for the compiled outlook, which tests lazily.)
+    """
+    rows, cols = cells.shape
+    hidden = cells < 0
+    undecided = hidden & (probabilities > 0) & (probabilities < 1)
+
+    def around(r: int, c: int, reach: int = 1) -> list[Cell]:
+        return [
+            (i, j)
+            for i in range(max(r - reach, 0), min(r + reach + 1, rows))
+            for j in range(max(c - reach, 0), min(c + reach + 1, cols))
+        ]
+
+    def undecided_near(r: int, c: int) -> set[Cell]:
+        return {x for x in around(r, c) if x != (r, c) and undecided[x]}
+
+    dead = np.zeros(cells.shape, dtype=bool)
+    for r, c in np.argwhere(hidden & ~(probabilities >= 1)).tolist():
+        own = undecided_near(r, c)
+        dead[r, c] = not own or any(
+            cells[x] >= 0 and own == {y for y in around(*x) if undecided[y]}
+            for x in around(r, c, 2)
+        )
+    return dead
 
 
 def layouts_of(cells: NDArray[np.int8], mines: int) -> NDArray[np.bool_]:
@@ -63,7 +103,7 @@ def listed(
 def plain_outlook(probe: NDArray[np.int8], q: NDArray[np.float64]) -> tuple[float, float, bool]:
     """outlook() from whole masks and plain sets."""
     clickable = probe == H
-    live = clickable & ~guess.dead_cells(probe, q)
+    live = clickable & ~dead_cells(probe, q)
     safeties = sorted((1.0 - q[live]).tolist(), reverse=True)
     off = clickable & (adjacent_counts(probe >= 0) == 0)
     floor = 1.0 - float(q[off][0]) if off.any() else 0.0
@@ -76,7 +116,7 @@ def test_dead_cells_show_the_same_number_in_every_layout_where_they_are_safe() -
     # possible number, checked against every layout; and it does find some.
     found = 0
     for cells, _, lay, a in listed(1, 400):
-        dead = guess.dead_cells(cells, a.probabilities)
+        dead = dead_cells(cells, a.probabilities)
         numbers = np.stack([adjacent_counts(x) for x in lay])
         for r, c in np.argwhere(dead).tolist():
             safe_here = ~lay[:, r, c]
@@ -86,18 +126,10 @@ def test_dead_cells_show_the_same_number_in_every_layout_where_they_are_safe() -
     assert found > 200
 
 
-@pytest.mark.parametrize("engine", ["default", "pure Python"])
-def test_outlook_matches_whole_masks_and_plain_sets(
-    engine: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_outlook_matches_whole_masks_and_plain_sets() -> None:
     # Random mid-game expert positions (many numbers, many equal neighbour
-    # sets) and small dense ones, some with flags (hidden, not clickable);
-    # outlook() tests cells lazily, compiled when numba is installed
-    # ("default") and in Python without it: the same floats either way.
-    from numsweeper.solver import analysis
-
-    if engine == "pure Python":
-        monkeypatch.setattr(analysis, "_KERNEL", [None])
+    # sets) and small dense ones, some with flags (hidden, not clickable):
+    # outlook() tests cells lazily, the reference whole boards cell by cell.
     rng = np.random.default_rng(2)
     positions = [(c, m) for c, m in small_positions(3, 300, max_cells=30)]
     while len(positions) < 500:
@@ -113,12 +145,14 @@ def test_outlook_matches_whole_masks_and_plain_sets(
             cells = cells.copy()
             cells[(cells == H) & (rng.random(cells.shape) < 0.1)] = ns.FLAG
         try:
-            q = analyze(cells, mines).probabilities
+            a = analyze(cells, mines)
         except ns.InvalidBoardError:
             continue
         off = (cells == H) & (adjacent_counts(cells >= 0) == 0)
         off_at = int(np.argmax(off)) if off.any() else -1
-        assert guess.outlook(cells, q, off_at) == plain_outlook(cells, q)
+        front, front_p = a.frontier_probabilities()
+        got = guess.outlook(cells, front, front_p, a.off_probability, off_at)
+        assert got == plain_outlook(cells, a.probabilities)
         matched += 1
     assert matched >= 450
 
@@ -129,7 +163,7 @@ def test_influence_counts_match_the_listed_layouts() -> None:
     rng = np.random.default_rng(4)
     checked = off_frontier = 0
     for cells, mines, lay, a in listed(5, 250):
-        influence = guess._Influence(cells, mines, a, MAX_STATES)
+        influence = influence_of(cells, mines, a)
         hidden = [tuple(rc) for rc in np.argwhere(cells < 0).tolist()]
         for _ in range(6):
             k = int(rng.integers(1, min(5, len(hidden)) + 1))
@@ -148,7 +182,7 @@ def test_influence_tallies_match_the_listed_layouts() -> None:
     rng = np.random.default_rng(6)
     nonzero = 0
     for cells, mines, lay, a in listed(7, 300):
-        influence = guess._Influence(cells, mines, a, MAX_STATES)
+        influence = influence_of(cells, mines, a)
         rows, cols = cells.shape
         for _ in range(5):
             x, y = int(rng.integers(0, rows - 1)), int(rng.integers(0, cols - 1))
@@ -182,9 +216,10 @@ def plain_guess(
 ) -> Cell | None:
     """hill_guess without its early stops, and with plain outlooks."""
     record = {} if record is None else record
+    engine = Analyzer()  # (remembers the structure each candidate's numbers share)
     clickable = cells == H
     p = np.where(clickable, a.probabilities, np.inf)
-    influence = guess._Influence(cells, mines, a, MAX_STATES)
+    influence = influence_of(cells, mines, a)
     hidden_nb = adjacent_counts(cells < 0)
     best_key = dead_key = None
     best = dead = None
@@ -200,7 +235,7 @@ def plain_guess(
             probe = cells.copy()
             probe[r, c] = n
             try:
-                b = analyze(probe, mines)
+                b = engine.analyze(probe, mines)
             except ns.InvalidBoardError:
                 continue
             weight = b.layouts / a.layouts
@@ -246,7 +281,7 @@ def test_the_guess_is_the_plain_rule_without_its_early_stops() -> None:
     calls = {"hill": 0}
 
     def counted(cells: NDArray[np.int8], mines: int, cell: Cell) -> Callable[[int], Analysis]:
-        shown = _Prober(cells, mines, cell)
+        shown = prober(cells, mines, cell)
 
         def analysed(n: int) -> Analysis:
             calls["hill"] += 1
@@ -268,7 +303,9 @@ def test_the_guess_is_the_plain_rule_without_its_early_stops() -> None:
             if len(a.safe) and clickable[tuple(a.safe.T)].any():
                 continue
             fate: dict[Cell, Any] = {}
-            got = guess.hill_guess(cells, shape[2], a, clickable, counted, MAX_STATES, fate)
+            got = guess.hill_guess(
+                cells, shape[2], a, clickable, counted, Analyzer(), MAX_STATES, fate
+            )
             assert got is not None and clickable[got]
             plain: dict[Cell, Any] = {}
             assert got == plain_guess(cells, shape[2], a, plain)
@@ -291,7 +328,7 @@ def test_when_every_candidate_is_dead_the_best_of_them_is_the_guess() -> None:
     H_ = H
     cells = np.array([[1, H_, H_]], dtype=np.int8)
     a = analyze(cells, 1)
-    got = guess.hill_guess(cells, 1, a, cells == H, _Prober, MAX_STATES)
+    got = guess.hill_guess(cells, 1, a, cells == H, prober, Analyzer(), MAX_STATES)
     assert got == plain_guess(cells, 1, a) == (0, 2)  # fewer hidden neighbours
 
 
@@ -385,7 +422,7 @@ def test_influence_factors_match_the_rule_over_listed_layouts() -> None:
     cells = np.array([[H, 0, H, 1, H, H], [H, 1, 2, H, H, H], [H, H, H, H, H, H]], dtype=np.int8)
     lay = layouts_of(cells, 6)
     a = analyze(cells, 6)
-    influence = guess._Influence(cells, 6, a, MAX_STATES)
+    influence = influence_of(cells, 6, a)
     pr = float(a.probabilities[0, 5])
     patterns = influence.patterns(0, 5)
     assert sum(max(influence._tally(*x) for x in group) for group in patterns if group) > 1 - pr
@@ -393,7 +430,7 @@ def test_influence_factors_match_the_rule_over_listed_layouts() -> None:
     assert influence.factor(patterns, pr) == pytest.approx(1 + guess.INFLUENCE)
     above = 0
     for cells, mines, lay, a in listed(14, 200):
-        influence = guess._Influence(cells, mines, a, MAX_STATES)
+        influence = influence_of(cells, mines, a)
         for r, c in np.argwhere(cells == H).tolist():
             pr = float(a.probabilities[r, c])
             got = influence.factor(influence.patterns(r, c), pr)

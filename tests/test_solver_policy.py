@@ -14,8 +14,9 @@ from numpy.typing import NDArray
 
 import numsweeper as ns
 from numsweeper._kernels import adjacent_counts
-from numsweeper.solver import SolverPolicy, analyze, hint, local_rules
-from numsweeper.solver.policy import _endgame
+from numsweeper.solver import MAX_STATES, Analyzer, SolverPolicy, analyze, hint, local_rules
+from numsweeper.solver.endgame import best_click, endgame_values, list_layouts
+from numsweeper.solver.guess import forced_pair
 
 H = int(ns.HIDDEN)
 
@@ -240,25 +241,20 @@ def test_endgame_search_on_two_fifty_fifties() -> None:
     cells = np.array([[H, H], [1, 1], [0, 0], [1, 1], [H, H]], dtype=np.int8)
     a = analyze(cells, 2)
     assert a.layouts == 4
-    move = _endgame(cells, a, 10_000)
+    move = best_click(cells, a, 10_000)
     assert move is not None and cells[move] == H and a.probabilities[move] == 0.5
 
 
-def test_endgame_search_gives_up_when_its_work_exceeds_the_budget(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_endgame_search_gives_up_when_its_work_exceeds_the_budget() -> None:
     # The budget bounds work (layouts examined per state), not only states:
     # a search with few but wide states gives up instead of running on.
-    from numsweeper.solver import policy as module
-
     cells = np.array([[H, H], [1, 1], [0, 0], [1, 1], [H, H]], dtype=np.int8)
     a = analyze(cells, 2)
-    assert _endgame(cells, a, 4) is not None  # the search needs 4 states
+    assert best_click(cells, a, 4) is not None  # the search needs 4 states
     # ... and 32 layout-cells of work (4 states x 2 layouts x 4 cells): a
     # limit of exactly 4 * 4 * 2 would still pass, 4 * 4 must not
-    monkeypatch.setattr(module, "_WORK_PER_STATE", 4)
-    assert _endgame(cells, a, 4) is None
-    assert _endgame(cells, a, 8) is not None
+    assert endgame_values(cells, a, 4, every=False, work_per_state=4) is None
+    assert endgame_values(cells, a, 8, every=False, work_per_state=4) is not None
 
 
 def test_endgame_moves_are_legal_on_random_endgames() -> None:
@@ -275,7 +271,7 @@ def test_endgame_moves_are_legal_on_random_endgames() -> None:
         a = analyze(cells, 3)
         if board.hidden_safe == 0 or len(a.safe) or a.layouts > 24:
             continue
-        move = _endgame(cells, a, 100_000)
+        move = best_click(cells, a, 100_000)
         if move is None:
             continue
         assert a.probabilities[move] < 1.0 and cells[move] == H
@@ -417,8 +413,10 @@ def test_copies_and_pickles_start_without_memory() -> None:
             ((r, c),) = policy(snap.cells[None], [snap.mines_left], None)
             game.reveal(int(r), int(c))
         seed += 1
+    assert len(policy._engine.memory)
     for clone in (copy.deepcopy(policy), pickle.loads(pickle.dumps(policy))):
         assert not clone._analyses and not len(clone._known.mines)
+        assert not len(clone._engine.memory)
         assert clone.candidates == 5 and clone.first_click == "opening"
 
 
@@ -483,7 +481,7 @@ def test_the_endgame_search_takes_more_layouts_when_few_hidden_cells_are_safe(
         tried.append(a.layouts)
         return None
 
-    monkeypatch.setattr(module, "_endgame", search)
+    monkeypatch.setattr(module, "best_click", search)
     rng = np.random.default_rng(41)
     seen = {True: 0, False: 0}
     while min(seen.values()) < 5:
@@ -503,13 +501,15 @@ def test_the_endgame_search_takes_more_layouts_when_few_hidden_cells_are_safe(
         seen[bool(dense)] += 1
 
 
-def test_endgame_layouts_are_every_fitting_layout_in_cell_order() -> None:
-    # The endgame's enumeration (constrained cells first, pruned early) gives
-    # exactly the layouts a brute force over every subset finds, and lists
-    # them in the brute force's order (first cell varying slowest), so that
-    # the search's ties fall the same way whatever the enumeration order.
-    from numsweeper.solver.policy import _layouts
+def as_ints(lays: NDArray[np.uint64] | None) -> list[int]:
+    """The listed layouts as bitmasks (cell ``i`` is bit ``i``), sorted."""
+    assert lays is not None
+    return sorted(sum(int(w) << (64 * k) for k, w in enumerate(row)) for row in lays.tolist())
 
+
+def test_endgame_layouts_are_every_fitting_layout() -> None:
+    # The endgame's enumeration (constrained cells first, pruned early) gives
+    # exactly the layouts a brute force over every subset finds.
     rng = np.random.default_rng(8)
     checked = 0
     for _ in range(800):
@@ -517,7 +517,6 @@ def test_endgame_layouts_are_every_fitting_layout_in_cell_order() -> None:
         hidden = cells < 0
         known = hidden & (rng.random(cells.shape) < 0.15)
         unknown = [(int(r), int(c)) for r, c in np.argwhere(hidden & ~known).tolist()]
-        index = {rc: i for i, rc in enumerate(unknown)}
         left = mines - int(np.count_nonzero(known))
         shown = cells >= 0
         touches = adjacent_counts(hidden & ~known) > 0
@@ -534,7 +533,7 @@ def test_endgame_layouts_are_every_fitting_layout_in_cell_order() -> None:
                 lay[r, c] = bool(b)
             if np.array_equal(adjacent_counts(lay)[shown], cells[shown]):
                 expected.append(sum(b << i for i, b in enumerate(bits)))
-        assert _layouts(cells, known, left, unknown, index) == expected
+        assert as_ints(list_layouts(cells, known, left, unknown)) == sorted(expected)
         checked += bool(expected)
     assert checked > 300
 
@@ -552,8 +551,6 @@ def test_endgame_layout_listing_prunes_dead_branches_early() -> None:
     # The listing takes about 3,000 steps here; the old one (each number
     # checked only at its last cell, unconstrained cells interleaved) took
     # about 100 times as many.  A step limit stops it on any position.
-    from numsweeper.solver.policy import _layouts, _OverBudget
-
     cells = np.array(
         [[H if ch == "." else int(ch) for ch in row] for row in _LATE_EXPERT], dtype=np.int8
     )
@@ -561,23 +558,19 @@ def test_endgame_layout_listing_prunes_dead_branches_early() -> None:
     p = a.probabilities
     known = (cells < 0) & (p == 1.0)
     unknown = [(int(r), int(c)) for r, c in np.argwhere((cells < 0) & (p > 0) & (p < 1)).tolist()]
-    index = {rc: i for i, rc in enumerate(unknown)}
     mines = a.mines_left - int(np.count_nonzero(known))
-    assert len(_layouts(cells, known, mines, unknown, index, 10_000)) == a.layouts == 192
-    with pytest.raises(_OverBudget):
-        _layouts(cells, known, mines, unknown, index, 1_000)
+    assert len(as_ints(list_layouts(cells, known, mines, unknown, 10_000))) == a.layouts == 192
+    assert list_layouts(cells, known, mines, unknown, 1_000) is None
 
 
 def test_forced_pairs_can_never_be_told_apart_and_hold_at_most_one_mine() -> None:
-    from numsweeper.solver.policy import _forced_pair
-
     rng = np.random.default_rng(55)
     found = 0
     for _ in range(3000):
         cells, mines = _small_position(rng, 2, 0.7, flags=0.2)
         rows, cols = cells.shape
         a = analyze(cells, mines)
-        pair = _forced_pair(cells, mines, a)
+        pair = forced_pair(cells, mines, a, Analyzer(), MAX_STATES)
         if pair is None:
             continue
         found += 1
@@ -612,17 +605,15 @@ def test_clicking_either_cell_of_a_forced_pair_is_an_optimal_move() -> None:
     # "Guess a forced pair first" claims more than a coin flip: no other play
     # wins more often.  Check it against the exact expectimax (the endgame
     # search, run to the end) on every small position where a pair is found.
-    from numsweeper.solver.policy import _endgame_values, _forced_pair
-
     rng = np.random.default_rng(21)
     checked = 0
     for _ in range(3000):
         cells, mines = _small_position(rng, 1, 0.6)
         a = analyze(cells, mines)
-        pair = _forced_pair(cells, mines, a)
+        pair = forced_pair(cells, mines, a, Analyzer(), MAX_STATES)
         if pair is None or len(a.safe):
             continue
-        values = _endgame_values(cells, a, 10**6)
+        values = endgame_values(cells, a, 10**6)
         assert values is not None
         best = max(values.values())
         for cell in pair:
@@ -679,8 +670,6 @@ def plain_click_values(cells: np.ndarray, mines: int) -> dict[tuple[int, int], f
 
 
 def test_endgame_values_match_a_plain_expectimax() -> None:
-    from numsweeper.solver.policy import _endgame_values
-
     rng = np.random.default_rng(8)
     checked = 0
     for _ in range(1500):
@@ -688,7 +677,7 @@ def test_endgame_values_match_a_plain_expectimax() -> None:
         a = analyze(cells, mines)
         if len(a.safe) or a.layouts > 40 or np.count_nonzero(cells < 0) > 14:
             continue
-        values = _endgame_values(cells, a, 10**6)
+        values = endgame_values(cells, a, 10**6)
         if values is None:
             continue
         ref = plain_click_values(cells, mines)
@@ -706,8 +695,6 @@ def test_the_pruned_endgame_search_finds_the_best_click() -> None:
     # best click of the full count.  Flagged cells cannot be clicked, so
     # with flags no click waits (a dead click can make a flagged cell safe
     # and so tell more than any clickable cell: the first fixed case).
-    from numsweeper.solver.policy import _endgame, _endgame_values
-
     F = int(ns.FLAG)
     fixed = [
         (np.array([[1, 3, H, H, 1], [F, F, H, 4, H], [H, H, F, H, 1]], dtype=np.int8), 6),
@@ -723,13 +710,13 @@ def test_the_pruned_endgame_search_finds_the_best_click() -> None:
         a = analyze(cells, mines)
         if len(a.safe) or a.layouts > 300:
             continue
-        values = _endgame_values(cells, a, 10**6)
+        values = endgame_values(cells, a, 10**6)
         if values is None:
             continue
-        some = _endgame_values(cells, a, 10**6, every=False)
+        some = endgame_values(cells, a, 10**6, every=False)
         assert some is not None and set(some) <= set(values)
         assert all(values[cell] == v for cell, v in some.items())
-        move = _endgame(cells, a, 10**6)
+        move = best_click(cells, a, 10**6)
         assert move is not None and values[move] == max(values.values()), (cells.tolist(), mines)
         checked += 1
         pruned += len(some) < len(values)

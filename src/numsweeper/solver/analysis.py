@@ -5,36 +5,38 @@ The engine follows the classic scheme (see ``shared/DESIGN.md``):
 1. every revealed number is a constraint on its hidden neighbours;
 2. hidden cells with exactly the same constraints form a *group* (only the
    number of mines in a group matters, weighted by a binomial);
-3. groups split into independent frontier *components*;
-4. each component is counted by mine total with a forward dynamic programme
-   over its groups (a transfer-matrix count whose state is the remaining need
-   of the constraints that straddle the current cut), which gives the
-   component's polynomial ``P(x) = sum_m layouts(m) x^m``; a backward sweep
-   over the same states counts their completions and, per group, the
+3. groups split into independent frontier *components*
+   (:mod:`numsweeper.solver.structure`);
+4. each component is counted by mine total (:mod:`numsweeper.solver.
+   counting`, :mod:`numsweeper.solver.components`), which gives its
+   polynomial ``P(x) = sum_m layouts(m) x^m`` and, per group, the
    mine-weighted polynomial needed for marginals;
-5. components combine by convolution, and a frontier total ``K`` is weighted by
-   ``C(U, M - K)`` where ``U`` counts the hidden cells off the frontier.
+5. components combine by convolution, and a frontier total ``K`` is
+   weighted by ``C(U, M - K)`` where ``U`` counts the hidden cells off the
+   frontier.
 
 Everything is exact Python integers; the binomials are replaced by integer
 weights proportional to ``C(U, n)`` (a short product of small factors), so a
 board with millions of hidden cells costs no more than a small one.  The one
-float division happens at the very end and is correctly rounded.
+float division per group happens at the very end and is correctly rounded.
+
+A component whose count has a single mine total (on a huge board, nearly
+every one) needs nothing from the others: its groups' probabilities are
+their own ratios, computed for all of them at once.  Only the components
+whose mine total varies are combined, along a balanced product tree.  So
+an analysis costs a few compiled passes over the board plus work in
+proportion to the frontier, and its result holds its probabilities per
+frontier cell, not per board cell, until they are asked for.
 """
 
 from __future__ import annotations
 
 import bisect
-import dataclasses
-import functools
-import itertools
 import math
-import os
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Collection
-from dataclasses import dataclass, field
+from collections.abc import Collection
 from functools import cached_property
-from operator import itemgetter, mul
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -45,34 +47,25 @@ from .._kernels import adjacent_counts
 from .._validate import check_int, check_visible, count_text
 from ..errors import InvalidBoardError
 from ..game import Game, GameState, Snapshot
+from .components import Counts, Memory, count_frontier, merged
+from .counting import Poly
+from .structure import Frontier, frontier
 
-__all__ = ["MAX_STATES", "Analysis", "analyze"]
+__all__ = ["MAX_STATES", "Analysis", "Analyzer", "analyze"]
 
 #: Guard on the exact engine: the most dynamic-programming states one cut of
 #: one component may hold.  A component whose cuts grow beyond it is relaxed
 #: (see :func:`analyze`, Notes) instead of being counted for minutes.
 MAX_STATES = 50_000
 
-Poly = dict[int, int]  # mine total -> weighted layout count
-# A counted component: its polynomial, and the mine-weighted marginals of its
-# groups as one array (a row per group, a column per mine total from ``low``
-# on; int64 from the compiled count, Python ints from the pure-Python one).
-_Counted = tuple[Poly, int, NDArray[Any]]
-
-# Counted components, keyed by their structure: the (position, need) of every
-# number and, per group, the positions of its numbers and its size.  That key
-# determines the counting problem, so a hit is exact.  The marginals are
-# stored in the order of the part's ``canon``.  Successive moves of a
-# game, and the policy's look-ahead probes, mostly change one component and
-# find the others here.  Results are never mutated after they are stored.
-_CACHE: OrderedDict[Any, _Counted] = OrderedDict()
-_CACHE_SIZE = 4096
-_CACHE_LOCK = threading.Lock()
-
-_OFFSETS = np.array([(dr, dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1) if dr or dc], dtype=np.intp)
+#: Boards of more cells than this have no structure remembered: each
+#: structure holds a few bytes per cell.
+_STRUCTURE_CELLS = 4_000_000
+#: Past this many groups in components of a single mine total, their
+#: probabilities are computed as arrays rather than group by group.
+_MANY = 256
 
 
-@dataclass(frozen=True, eq=False)
 class Analysis:
     """What the visible state implies about every hidden cell.
 
@@ -82,6 +75,7 @@ class Analysis:
         Probability that each hidden (or flagged) cell holds a mine, over all
         layouts consistent with the revealed numbers and the mine count, each
         layout equally likely.  Revealed cells are NaN; trusted flags are 1.
+        Read-only; built on first access (8 bytes per cell).
     safe : ndarray of intp, shape (k, 2)
         Cells that are certainly safe, ``(row, col)`` in row-major order.
     mines : ndarray of intp, shape (k, 2)
@@ -105,9 +99,9 @@ class Analysis:
 
     Notes
     -----
-    Made by :func:`analyze`; the constructor is not part of the API (since
-    ``safe`` and ``mines`` are listed on first access, it takes boolean
-    masks of them).
+    Made by :func:`analyze`; the constructor is not part of the API.  It
+    keeps each frontier cell's probability and one for every cell off the
+    frontier, and lists the grid and the certain cells on first access.
 
     Examples
     --------
@@ -120,46 +114,207 @@ class Analysis:
            [0.333, 0.333]])
     >>> a.layouts
     3
+    >>> a.probability(0, 1), a.certainly_safe(0, 1)
+    (0.3333333333333333, False)
     """
 
-    probabilities: NDArray[np.float64]
-    _safe_mask: NDArray[np.bool_] = field(repr=False)
-    _mine_mask: NDArray[np.bool_] = field(repr=False)
-    exact: bool
-    frontier_mines: dict[int, int] = field(repr=False)
-    unconstrained: int
-    mines_left: int
+    def __init__(
+        self,
+        cells: NDArray[np.int8],
+        trust_flags: bool,
+        front_flat: NDArray[np.intp],
+        front: tuple[NDArray[np.float64], NDArray[np.bool_], NDArray[np.bool_]],
+        off: tuple[float, bool, bool],
+        exact: bool,
+        frontier_mines: dict[int, int],
+        unconstrained: int,
+        mines_left: int,
+        total: tuple[int, int, int],
+    ) -> None:
+        self._cells, self._trust = cells, trust_flags
+        self._total = total  # (see layouts)
+        self._front_flat = front_flat
+        self._front_p, self._front_safe, self._front_mine = front
+        self._off_p, self._off_safe, self._off_mine = off
+        self.exact = exact
+        self.frontier_mines = frontier_mines
+        self.unconstrained = unconstrained
+        self.mines_left = mines_left
 
-    # (``safe`` and ``mines`` are listed on first access: a look-ahead probe
-    # reads only the probabilities and the layout count)
+    def __repr__(self) -> str:
+        rows, cols = self._cells.shape
+        return (
+            f"<Analysis of a {rows}x{cols} position: {self.unconstrained} cells off the "
+            f"frontier, {self.mines_left} mines left, exact={self.exact}>"
+        )
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """``(rows, cols)`` of the position."""
+        rows, cols = self._cells.shape
+        return rows, cols
+
+    def _unknown(self) -> NDArray[np.bool_]:
+        """The cells that may hold mines (flags too, unless trusted)."""
+        return self._cells == HIDDEN if self._trust else self._cells < 0
+
+    def _off_frontier(self) -> NDArray[np.bool_]:
+        off = self._unknown().ravel()
+        off[self._front_flat] = False
+        return off
+
+    @cached_property
+    def probabilities(self) -> NDArray[np.float64]:
+        """Mine probability of every cell (see the class notes)."""
+        grid = np.full(self._cells.size, np.nan)
+        if self._trust:
+            grid[(self._cells == FLAG).ravel()] = 1.0
+        if self.unconstrained:
+            grid[self._off_frontier()] = self._off_p
+        grid[self._front_flat] = self._front_p
+        shaped = grid.reshape(self._cells.shape)
+        shaped.flags.writeable = False
+        return shaped
+
     @cached_property
     def safe(self) -> NDArray[np.intp]:
         """Cells that are certainly safe, ``(row, col)`` in row-major order."""
-        return np.argwhere(self._safe_mask)
+        if self._off_safe and self.unconstrained:
+            mask = self._off_frontier()
+            mask[self._front_flat[self._front_safe]] = True
+            return np.argwhere(mask.reshape(self._cells.shape))
+        return self._listed(self._front_flat[self._front_safe])
 
     @cached_property
     def mines(self) -> NDArray[np.intp]:
         """Cells that are certainly mines (trusted flags included)."""
-        return np.argwhere(self._mine_mask)
+        off = self._off_mine and self.unconstrained
+        if off or (self._trust and (self._cells == FLAG).any()):
+            mask = self._off_frontier() if off else np.zeros(self._cells.size, dtype=bool)
+            if self._trust:
+                mask |= (self._cells == FLAG).ravel()
+            mask[self._front_flat[self._front_mine]] = True
+            return np.argwhere(mask.reshape(self._cells.shape))
+        return self._listed(self._front_flat[self._front_mine])
+
+    def _listed(self, flat: NDArray[np.intp]) -> NDArray[np.intp]:
+        rows, cols = np.divmod(flat, self._cells.shape[1])
+        return np.stack([rows, cols], axis=1).astype(np.intp)
+
+    def probability(self, row: int, col: int) -> float:
+        """The mine probability of one cell, without building the grid.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import numsweeper as ns
+        >>> a = ns.solver.analyze(np.array([[1, -1, -1]], dtype=np.int8), 1)
+        >>> a.probability(0, 1), a.probability(0, 2), a.probability(0, 0)
+        (1.0, 0.0, nan)
+        """
+        if "probabilities" in self.__dict__:
+            return float(self.probabilities[row, col])
+        value = int(self._cells[row, col])
+        if value >= 0:
+            return math.nan
+        if value == FLAG and self._trust:
+            return 1.0
+        i = self._frontier_index(row, col)
+        return float(self._front_p[i]) if i >= 0 else self._off_p
+
+    def certainly_safe(self, row: int, col: int) -> bool:
+        """Whether the cell is certainly safe (hidden, with probability 0)."""
+        if self._cells[row, col] >= 0 or (self._trust and self._cells[row, col] == FLAG):
+            return False
+        i = self._frontier_index(row, col)
+        return bool(self._front_safe[i]) if i >= 0 else self._off_safe
+
+    @cached_property
+    def undecided(self) -> NDArray[np.bool_]:
+        """Cells whose mine probability is strictly between 0 and 1.
+
+        A mask of shape (rows, cols), built without the probability grid.
+        """
+        mask = np.zeros(self._cells.size, dtype=bool)
+        if self.unconstrained and not (self._off_safe or self._off_mine):
+            mask = self._off_frontier()
+        mask[self._front_flat] = ~(self._front_safe | self._front_mine)
+        shaped = mask.reshape(self._cells.shape)
+        shaped.flags.writeable = False
+        return shaped
+
+    @property
+    def off_probability(self) -> float:
+        """The mine probability of every hidden cell next to no number (NaN if none)."""
+        return self._off_p
+
+    def frontier_probabilities(self) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
+        """The hidden cells next to a number, by flat index, and their probabilities.
+
+        Flat indices (``row * cols + col``) increase.  Together with
+        :attr:`off_probability` this is every hidden cell's probability, in
+        memory that follows the frontier.
+        """
+        return self._front_flat, self._front_p
+
+    def _frontier_index(self, row: int, col: int) -> int:
+        flat = row * self._cells.shape[1] + col
+        i = int(np.searchsorted(self._front_flat, flat))
+        return i if i < len(self._front_flat) and self._front_flat[i] == flat else -1
 
     @cached_property
     def layouts(self) -> int:
         """Exact number of consistent mine layouts (a Python int).
 
         Computed on first access: on a huge board it is a number with
-        millions of digits.
+        millions of digits.  (It is :func:`layout_total` of the frontier's
+        layouts, whose weighted sum the analysis has already made.)
         """
-        u, m = self.unconstrained, self.mines_left
-        # sum_K count_K C(u, m - K) with one binomial: the weights are
-        # C(u, m - K) * R / C(u, n0) exactly, where n0 and n1 are the least
-        # and most mines off the frontier and R = (n0 + 1) ... n1 (see
-        # _binomial_weights)
-        weights = _binomial_weights(u, m, list(self.frontier_mines))
-        if not weights:
-            return 0
-        n0, n1 = m - max(weights), m - min(weights)
-        scaled = sum(self.frontier_mines[k] * w for k, w in weights.items())
-        return scaled * math.comb(u, n0) // math.prod(range(n0 + 1, n1 + 1))
+        scaled, n0, n1 = self._total
+        return scaled * math.comb(self.unconstrained, n0) // math.prod(range(n0 + 1, n1 + 1))
+
+
+def layout_total(frontier_mines: dict[int, int], u: int, m: int) -> int:
+    """``sum_K frontier_mines[K] * C(u, m - K)``, with one binomial.
+
+    The weights are ``C(u, m - K) * R / C(u, n0)`` exactly, where ``n0``
+    and ``n1`` are the least and most mines off the frontier and
+    ``R = (n0 + 1) ... n1`` (see :func:`_binomial_weights`).
+
+    Examples
+    --------
+    >>> from numsweeper.solver.analysis import layout_total
+    >>> layout_total({0: 1, 1: 2}, 3, 1)  # C(3, 1) + 2 C(3, 0)
+    5
+    """
+    weights = _binomial_weights(u, m, list(frontier_mines))
+    if not weights:
+        return 0
+    n0, n1 = m - max(weights), m - min(weights)
+    scaled = sum(frontier_mines[k] * w for k, w in weights.items())
+    return scaled * math.comb(u, n0) // math.prod(range(n0 + 1, n1 + 1))
+
+
+def _binomial_weights(u: int, m: int, totals: list[int]) -> dict[int, int]:
+    """Integers proportional to ``C(u, m - K)`` for each frontier total ``K``.
+
+    ``C(u, n) / C(u, n0) = prod_{j=n0}^{n-1} (u - j) / (j + 1)``; multiplying
+    by ``prod_{j=n0}^{n1-1} (j + 1)`` clears every denominator, so only a few
+    hundred small factors are multiplied however large ``u`` is.
+    """
+    valid = [k for k in totals if 0 <= m - k <= u]
+    if not valid:
+        return {}
+    n0, n1 = m - max(valid), m - min(valid)
+    # left[n] = prod_{j=n0}^{n-1} (u - j); right[n] = prod_{j=n}^{n1-1} (j + 1)
+    left = [1]
+    for j in range(n0, n1):
+        left.append(left[-1] * (u - j))
+    right = [1]
+    for j in range(n1 - 1, n0 - 1, -1):
+        right.append(right[-1] * (j + 1))
+    right.reverse()
+    return {k: left[m - k - n0] * right[m - k - n0] for k in valid}
 
 
 def _coerce(visible: Any, mines: Any) -> tuple[NDArray[np.int8], int]:
@@ -192,337 +347,167 @@ def _coerce(visible: Any, mines: Any) -> tuple[NDArray[np.int8], int]:
     return cells, m
 
 
-def _neighbours(flat: NDArray[np.intp], rows: int, cols: int) -> NDArray[np.intp]:
-    """Flat indices of the 8 neighbours of each cell; -1 off the board."""
-    r = flat[:, None] // cols + _OFFSETS[:, 0]
-    c = flat[:, None] % cols + _OFFSETS[:, 1]
-    ok = (r >= 0) & (r < rows) & (c >= 0) & (c < cols)
-    return np.where(ok, r * cols + c, -1)
+class _Counted(NamedTuple):
+    """A position's layouts counted by frontier total (:meth:`Analyzer._count`)."""
+
+    cells: NDArray[np.int8]  # (read-only)
+    trust_flags: bool
+    mines_left: int
+    shape: Frontier
+    counts: Counts
 
 
-@dataclass
-class _Component:
-    groups: list[int]  # group ids (in elimination order, or a cache hit's canon order)
-    polynomial: Poly
-    low: int  # the mine total of the marginals' first column
-    marginals: NDArray[Any]  # row i: group ``groups[i]``'s mine-weighted polynomial
+class Analyzer:
+    """The exact engine, with what it remembers between positions.
 
+    :func:`analyze` is ``Analyzer().analyze``: a fresh engine each call.
+    Keep one engine to analyse many positions of a game (or of many games):
+    it remembers the components it counted and the structures of recent
+    positions, so each position recounts only what changed.  What it
+    remembers depends only on what was visible, and a remembered count is
+    the count itself: the results are the same as a fresh engine's (see
+    :func:`analyze`, Notes, for the one case where a relaxed count can
+    differ).  It is safe to share between threads.
 
-def _banded(polynomial: Poly, marginals: list[Poly]) -> _Counted:
-    """A pure-Python count in the banded form the compiled count returns."""
-    low = min(polynomial)
-    band = np.zeros((len(marginals), max(polynomial) - low + 1), dtype=object)
-    for i, marg in enumerate(marginals):
-        for m, x in marg.items():
-            band[i, m - low] = x
-    return polynomial, low, band
+    Parameters
+    ----------
+    components : int, default 4096
+        Counted components to remember (least recently used go first).
+    structures : int, default 8
+        Structures (which cells are numbers and which hidden) of recent
+        positions to remember; boards of more than 4,000,000 cells keep
+        none, since each holds a few bytes per cell.
 
-
-# A forward step's plan: (keep getter, drop getter, needs of opened constraints,
-# (key position, capacity after) of the group's older constraints, lo, hi).
-_Plan = tuple[
-    Callable[[tuple[int, ...]], tuple[int, ...]],
-    Callable[[tuple[int, ...]], tuple[int, ...]],
-    tuple[int, ...],
-    list[tuple[int, int]],
-    int,
-    int,
-]
-
-
-class _TooLarge(Exception):
-    def __init__(self, active: list[int]) -> None:
-        self.active = active
-
-
-class _Empty(Exception):
-    def __init__(self, constraint: int) -> None:
-        self.constraint = constraint
-
-
-def _getter(index: list[int]) -> Callable[[tuple[int, ...]], tuple[int, ...]]:
-    """A fast ``lambda key: tuple(key[j] for j in index)``."""
-    if not index:
-        return lambda key: ()
-    if len(index) == 1:
-        j = index[0]
-        return lambda key: (key[j],)
-    return itemgetter(*index)
-
-
-@functools.cache
-def _weights(size: int) -> list[int]:
-    """``C(size, v)`` for ``v = 0..size`` (never mutated)."""
-    return [math.comb(size, v) for v in range(size + 1)]
-
-
-def _forward(
-    order: list[int],
-    group_cons: list[list[int]],
-    sizes: list[int],
-    need: list[int],
-    max_states: int,
-) -> tuple[list[dict[tuple[int, ...], Poly]], list[list[int]], list[_Plan]]:
-    """Count partial layouts cut by cut.
-
-    Returns the layers (layer ``i``: the state after placing ``order[:i]``,
-    keyed by the remaining need of the constraints in ``actives[i]``), the
-    active constraint lists and each step's plan (how a key and a mine count
-    ``v`` for the step's group give the next key).
+    Examples
+    --------
+    >>> import numsweeper as ns
+    >>> engine = ns.solver.Analyzer()
+    >>> game = ns.Game.from_preset("beginner", seed=7, first_click="safe")
+    >>> _ = game.reveal(0, 0)
+    >>> engine.analyze(game).probabilities.shape
+    (9, 9)
     """
-    first: dict[int, int] = {}
-    last: dict[int, int] = {}
-    capacity: dict[int, int] = {}
-    for i, g in enumerate(order):
-        for c in group_cons[g]:
-            first.setdefault(c, i)
-            last[c] = i
-            capacity[c] = capacity.get(c, 0) + sizes[g]
-    layer: dict[tuple[int, ...], Poly] = {(): {0: 1}}
-    layers = [layer]
-    active: list[int] = []
-    actives = [active]
-    plans: list[_Plan] = []
-    for i, g in enumerate(order):
-        cons = group_cons[g]
-        size = sizes[g]
-        in_cons = set(cons)
-        # bounds on v from each of g's constraints: need - capacity left after g
-        for c in cons:
-            capacity[c] -= size
-        # New key = unchanged needs + needs that drop by v (old, then opened).
-        keep: list[int] = []
-        drop: list[int] = []
-        keep_at: list[int] = []
-        drop_at: list[int] = []
-        old_cons: list[tuple[int, int]] = []
-        for j, c in enumerate(active):
-            if c in in_cons:
-                old_cons.append((j, capacity[c]))
-                if last[c] > i:
-                    drop.append(c)
-                    drop_at.append(j)
-            elif last[c] > i:
-                keep.append(c)
-                keep_at.append(j)
-        opened = [c for c in cons if first[c] == i]
-        fresh = [c for c in opened if last[c] > i]
-        new_active = keep + drop + fresh
-        get_keep = _getter(keep_at)
-        get_drop = _getter(drop_at)
-        fresh_needs = tuple([need[c] for c in fresh])
-        lo0, hi0 = 0, size
-        for c in opened:
-            lo0 = max(lo0, need[c] - capacity[c])
-            hi0 = min(hi0, need[c])
-        plans.append((get_keep, get_drop, fresh_needs, old_cons, lo0, hi0))
-        weights = _weights(size)
-        new_layer: dict[tuple[int, ...], Poly] = {}
-        for key, poly in layer.items():
-            lo, hi = lo0, hi0
-            for j, cap in old_cons:
-                n = key[j]
-                if n - cap > lo:
-                    lo = n - cap
-                if n < hi:
-                    hi = n
-            if lo > hi:
-                continue
-            fixed = get_keep(key)
-            base = get_drop(key) + fresh_needs
-            for v in range(lo, hi + 1):
-                new_key = fixed + tuple([x - v for x in base])
-                w = weights[v]
-                target = new_layer.get(new_key)
-                if target is None:
-                    new_layer[new_key] = {m + v: w * p for m, p in poly.items()}
-                else:
-                    for m, p in poly.items():
-                        target[m + v] = target.get(m + v, 0) + w * p
-        if not new_layer:
-            ending = [c for c in cons if last[c] == i]
-            raise _Empty((ending or cons)[0])
-        if len(new_layer) > max_states:
-            raise _TooLarge(new_active)
-        layer = new_layer
-        active = new_active
-        layers.append(layer)
-        actives.append(active)
-    return layers, actives, plans
 
+    def __init__(self, *, components: int = 4096, structures: int = 8) -> None:
+        self.memory = Memory(check_int(components, "components"))
+        self.structures = check_int(structures, "structures")
+        self._shapes: OrderedDict[Any, Frontier] = OrderedDict()
+        self._lock = threading.Lock()
 
-def _count_component(
-    order: list[int],
-    group_cons: list[list[int]],
-    sizes: list[int],
-    need: list[int],
-    max_states: int,
-) -> tuple[Poly, list[Poly]]:
-    """Polynomial and per-group mine-weighted polynomials of one component.
+    def __repr__(self) -> str:
+        return f"Analyzer(components={self.memory.size}, structures={self.structures})"
 
-    One forward pass counts the prefixes; one backward sweep over the same
-    states (the forward pass's graph, walked from the end) counts each
-    state's completions and, on the way, the mine-weighted marginal of every
-    group.  Walking the forward states, rather than running a second
-    dynamic programme from the other end, visits only states that some
-    prefix reaches: on expert frontiers an independent backward count held
-    about four times as many states at the same cuts.
-    """
-    fwd, _, plans = _forward(order, group_cons, sizes, need, max_states)
-    n = len(order)
-    polynomial = fwd[n][()]
-    marginals: list[Poly] = [{} for _ in order]
-    # after[key]: completions of order[i+1:] from that state of layer i + 1
-    after: dict[tuple[int, ...], Poly] = {(): {0: 1}}
-    for i in range(n - 1, -1, -1):
-        get_keep, get_drop, fresh_needs, old_cons, lo0, hi0 = plans[i]
-        size = sizes[order[i]]
-        weights = _weights(size)
-        here: dict[tuple[int, ...], Poly] = {}
-        acc = marginals[i]
-        for key, poly in fwd[i].items():
-            lo, hi = lo0, hi0
-            for j, cap in old_cons:
-                k = key[j]
-                if k - cap > lo:
-                    lo = k - cap
-                if k < hi:
-                    hi = k
-            if lo > hi:
-                continue
-            fixed = get_keep(key)
-            base = get_drop(key) + fresh_needs
-            completions: Poly = {}
-            for v in range(lo, hi + 1):
-                tail = after.get(fixed + tuple([x - v for x in base]))
-                if tail is None:
-                    continue  # no completion from there
-                w = weights[v]
-                for m2, p2 in tail.items():
-                    completions[m2 + v] = completions.get(m2 + v, 0) + w * p2
-                if v:  # v = 0 adds no mines
-                    wv = w * v
-                    for m1, p1 in poly.items():
-                        for m2, p2 in tail.items():
-                            t = m1 + m2 + v
-                            acc[t] = acc.get(t, 0) + wv * p1 * p2
-            if completions:
-                here[key] = completions
-        after = here
-    return polynomial, marginals
+    def clear(self) -> None:
+        """Forget every counted component and structure."""
+        self.memory.clear()
+        with self._lock:
+            self._shapes.clear()
 
+    def analyze(
+        self,
+        visible: Any,
+        mines: int | None = None,
+        *,
+        trust_flags: bool = False,
+        max_states: int = MAX_STATES,
+    ) -> Analysis:
+        """:func:`analyze` with this engine's memory (the same parameters)."""
+        return _probabilities(self._count(visible, mines, trust_flags, max_states))
 
-_KERNEL: list[Any] = []  # the compiled module, or None, once looked for
+    def structure(self, unknown: NDArray[np.bool_], revealed: NDArray[np.bool_]) -> Frontier:
+        """The structure of a position, through the memory of recent ones."""
+        if not self.structures or unknown.size > _STRUCTURE_CELLS:
+            return frontier(unknown, revealed)
+        key = (unknown.shape, np.packbits(unknown).tobytes(), np.packbits(revealed).tobytes())
+        with self._lock:
+            hit = self._shapes.get(key)
+            if hit is not None:
+                self._shapes.move_to_end(key)
+                return hit
+        shape = frontier(unknown, revealed)
+        kept = min(self.structures, _STRUCTURE_CELLS // unknown.size)
+        with self._lock:
+            self._shapes[key] = shape
+            while len(self._shapes) > kept:
+                self._shapes.popitem(last=False)
+        return shape
 
-
-def _kernel() -> Any:
-    """The compiled kernels (``pip install numsweeper[fast]``), or None.
-
-    Imported on first use, so ``import numsweeper`` does not load numba.
-    Setting the environment variable ``NUMSWEEPER_PURE_PYTHON=1`` turns
-    them off (same results, slower).
-    """
-    if not _KERNEL:
-        if os.environ.get("NUMSWEEPER_PURE_PYTHON", "") not in ("", "0"):
-            _KERNEL.append(None)
-            return None
-        try:
-            from . import _compiled
-        except ImportError:  # numba is not installed
-            _KERNEL.append(None)
+    def _count(self, visible: Any, mines: Any, trust_flags: bool, max_states: int) -> _Counted:
+        """:meth:`analyze` up to the layout count (its checks and errors included)."""
+        max_states = check_int(max_states, "max_states")
+        if max_states < 1:
+            raise ValueError(f"max_states must be >= 1, got {max_states}")
+        cells, total = _coerce(visible, mines)
+        if cells.flags.writeable:  # (the analysis keeps the position)
+            cells = cells.copy()
+            cells.flags.writeable = False
+        revealed = cells >= 0
+        if trust_flags:
+            known = cells == FLAG
+            n_known = int(np.count_nonzero(known))
+            unknown = cells == HIDDEN
         else:
-            _KERNEL.append(_compiled)
-    return _KERNEL[0]
+            n_known = 0
+            unknown = ~revealed
+        m = total - n_known
+        if m < 0:
+            r, c = np.argwhere(known)[0]
+            raise InvalidBoardError(f"{n_known} flags exceed mines={total!r}; e.g. flag ({r}, {c})")
+        shape = self.structure(unknown, revealed)
+        if trust_flags and n_known:
+            shown = cells - adjacent_counts(known)  # (the needs: int8, -8..8)
+            bad = revealed & ((shown < 0) | (shown > shape.free_grid))
+        else:  # (two temporaries of a byte per cell, not four)
+            shown = cells
+            bad = revealed & (cells > shape.free_grid)
+        if bad.any():
+            r, c = np.argwhere(bad)[0]
+            raise InvalidBoardError(
+                f"cell ({r}, {c}) shows {int(cells[r, c])} but has {int(shape.free_grid[r, c])} "
+                f"hidden and {int(cells[r, c] - shown[r, c])} flagged neighbours"
+            )
+        need = shown.ravel()[shape.con_flat].astype(np.int64)
+        return self._count_needs(cells, trust_flags, m, shape, need, max_states)
 
+    def _count_needs(
+        self,
+        cells: NDArray[np.int8],
+        trust_flags: bool,
+        m: int,
+        shape: Frontier,
+        need: NDArray[np.int64],
+        max_states: int,
+    ) -> _Counted:
+        """:meth:`_count` once the position is checked: ``need[j]`` is the
+        mines number ``j`` still needs (shown minus trusted flags)."""
+        counts = count_frontier(shape, need, max_states, self.memory)
+        return _Counted(cells, trust_flags, m, shape, counts)
 
-_Inputs = tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]
+    def layouts_by_total(
+        self,
+        visible: Any,
+        mines: int,
+        *,
+        trust_flags: bool = False,
+        max_states: int = MAX_STATES,
+    ) -> tuple[Poly, int, int]:
+        """``frontier_mines``, ``unconstrained`` and ``mines_left`` of :meth:`analyze`.
 
+        The same checks and errors, without the probabilities.
+        """
+        counted = self._count(visible, mines, trust_flags, max_states)
+        combined = _combine(counted)
+        return combined.frontier, counted.shape.unconstrained, counted.mines_left
 
-def _kernel_inputs(order: list[int], group_cons: list[list[int]], sizes: list[int]) -> _Inputs:
-    """A component's structure as the compiled count takes it.
+    def prober(
+        self, cells: NDArray[np.int8], mines: int, cell: tuple[int, int], max_states: int
+    ) -> _Prober:
+        """``prober(n)``: :meth:`analyze` of ``cells`` with ``cell`` shown as ``n``."""
+        return _Prober(self, cells, mines, cell, max_states)
 
-    Group sizes in elimination order, each group's constraints (renumbered
-    from 0, CSR style), and the board-wide id of each renumbered constraint.
-    """
-    number: dict[int, int] = {}
-    idx = [number.setdefault(c, len(number)) for g in order for c in group_cons[g]]
-    ptr = np.zeros(len(order) + 1, dtype=np.int64)
-    np.cumsum([len(group_cons[g]) for g in order], out=ptr[1:])
-    return (
-        np.array([sizes[g] for g in order], dtype=np.int64),
-        ptr,
-        np.array(idx, dtype=np.int64),
-        np.array(list(number), dtype=np.int64),
-    )
-
-
-def _count_compiled(
-    kernel: Any,
-    inputs: _Inputs,
-    order: list[int],
-    group_cons: list[list[int]] | Callable[[], list[list[int]]],
-    need: NDArray[np.int64],
-    max_states: int,
-) -> _Counted | None:
-    """:func:`_count_component` by the compiled kernel: the same integers.
-
-    The marginals come as one int64 array (see :func:`_banded`).  Raises
-    what :func:`_forward` raises, and returns None where the kernel
-    cannot count exactly (int64 overflow, very wide cuts): the caller then
-    runs the pure-Python count.  ``group_cons`` (or a function that returns
-    it) is read only to name what an error names.
-    """
-    sizes, ptr, idx, numbered = inputs
-    status, step, poly, marg = kernel.count_component(
-        sizes, ptr, idx, need[numbered], min(max_states, 2**62)
-    )
-    if status in (kernel.EMPTY, kernel.TOO_LARGE):
-        of = group_cons() if callable(group_cons) else group_cons
-        if status == kernel.EMPTY:  # name the constraint _forward would name
-            cons = of[order[step]]
-            later = {c for g in order[step + 1 :] for c in of[g]}
-            ending = [c for c in cons if c not in later]
-            raise _Empty((ending or cons)[0])
-        # relax what the overflowing cut separates
-        before = {c for g in order[: step + 1] for c in of[g]}
-        after = {c for g in order[step + 1 :] for c in of[g]}
-        raise _TooLarge(sorted(before & after))
-    if status != kernel.OK:
-        return None
-    nz = np.flatnonzero(poly)
-    polynomial = dict(zip(nz.tolist(), poly[nz].tolist(), strict=True))
-    low, high = int(nz[0]), int(nz[-1])
-    return polynomial, low, marg[:, low : high + 1]  # (the cache keeps a copy)
-
-
-def _convolve(a: Poly, b: Poly) -> Poly:
-    out: Poly = {}
-    for m1, p1 in a.items():
-        for m2, p2 in b.items():
-            out[m1 + m2] = out.get(m1 + m2, 0) + p1 * p2
-    return out
-
-
-def _binomial_weights(u: int, m: int, totals: list[int]) -> dict[int, int]:
-    """Integers proportional to ``C(u, m - K)`` for each frontier total ``K``.
-
-    ``C(u, n) / C(u, n0) = prod_{j=n0}^{n-1} (u - j) / (j + 1)``; multiplying
-    by ``prod_{j=n0}^{n1-1} (j + 1)`` clears every denominator, so only a few
-    hundred small factors are multiplied however large ``u`` is.
-    """
-    valid = [k for k in totals if 0 <= m - k <= u]
-    if not valid:
-        return {}
-    n0, n1 = m - max(valid), m - min(valid)
-    # left[n] = prod_{j=n0}^{n-1} (u - j); right[n] = prod_{j=n}^{n1-1} (j + 1)
-    left = [1]
-    for j in range(n0, n1):
-        left.append(left[-1] * (u - j))
-    right = [1]
-    for j in range(n1 - 1, n0 - 1, -1):
-        right.append(right[-1] * (j + 1))
-    right.reverse()
-    return {k: left[m - k - n0] * right[m - k - n0] for k in valid}
+    def given(self, cells: NDArray[np.int8], mines: int, max_states: int) -> _Given:
+        """``given(xs)``: the layouts with the frontier cells ``xs`` all mines."""
+        return _Given(self, cells, mines, max_states)
 
 
 def analyze(
@@ -573,23 +558,17 @@ def analyze(
     again (repeatedly, if a part overflows too); the result then has
     ``exact=False``.  A relaxation only adds layouts, so a cell it calls
     certainly safe (or certainly mined) is so in the exact problem too.
-    (An earlier version also ran an independent count from the far end,
-    which could overflow where the forward one did not; such positions are
-    now counted exactly.)
 
-    With numba installed (``pip install numsweeper[fast]``) each component
-    is counted by a compiled kernel, which gives the same integers about
-    twice as fast (whole analyses); a component whose counts would not fit
-    in int64 is counted in Python integers as without it.
+    On a huge board the cost follows the frontier: a few compiled passes
+    over the board, then work and memory in proportion to the frontier
+    cells (after the first click on a 5000 x 5000 board with 1% mines, a
+    few seconds and a few bytes per cell).  The probability grid (8 bytes
+    per cell) is built only when it is read.
 
-    Counted components are kept in a small LRU cache keyed by their
-    structure (positions and needs of the numbers, sizes of the groups), so
-    successive positions of one game recount only what changed (a component
-    once counted exactly is served exactly to later calls, whatever their
-    ``max_states``).  The last few positions' structures (constraints,
-    groups, components, which depend on where the numbers are but not on
-    what they show) are cached too, so trying each number on one cell builds
-    the structure once.
+    Each call starts from an empty memory; an :class:`Analyzer` keeps its
+    counted components and recent structures between calls, which gives the
+    same results faster, except that a component it once counted exactly is
+    served exactly to a later call whose ``max_states`` would relax it.
 
     Examples
     --------
@@ -607,165 +586,44 @@ def analyze(
         ...
     numsweeper.errors.InvalidBoardError: ...
     """
-    return _probabilities(_count(visible, mines, trust_flags, max_states))
-
-
-def _probabilities(counted: _Count) -> Analysis:
-    """The analysis of a counted position: every cell's probability."""
-    rows, cols = counted.cells.shape
-    shape, components, frontier, weights, grand, m = (
-        counted.shape,
-        counted.components,
-        counted.frontier,
-        counted.weights,
-        counted.grand,
-        counted.mines_left,
-    )
-    front_flat = shape.front_flat
-    u = shape.unconstrained
-    known = counted.known
-    probs = np.full(rows * cols, np.nan)
-    probs[known.ravel()] = 1.0
-    # Certainty is decided on the exact integers, never on rounded floats.
-    is_safe = np.zeros(rows * cols, dtype=bool)
-    is_mine = known.ravel().copy()
-    if components:
-        sizes = shape.sizes
-        n_groups = len(sizes)
-        # per group (every group is in one component), as plain lists: a
-        # component holds few groups, so Python ints beat object arrays
-        group_probs = [math.nan] * n_groups
-        group_safe = [False] * n_groups
-        group_mine = [False] * n_groups
-        suffix: list[Poly] = [{0: 1}]
-        for p in reversed(counted.polys):
-            suffix.append(_convolve(suffix[-1], p))
-        suffix.reverse()
-        for j, comp in enumerate(components):
-            others = _convolve(counted.prefix[j], suffix[j + 1])
-            # total_weight[a - low] = sum_b others[b] * w[a + b]: the weight
-            # of the component's mine total a (every total of the band)
-            low = comp.low
-            total_weight = [
-                sum(p * weights.get(a + b, 0) for b, p in others.items())
-                for a in range(low, low + comp.marginals.shape[1])
-            ]
-            # exact integers, one correctly rounded division
-            for g, row in zip(comp.groups, comp.marginals.tolist(), strict=True):
-                num = sum(map(mul, row, total_weight))
-                whole = grand * sizes[g]
-                group_probs[g] = num / whole
-                group_safe[g] = num == 0
-                group_mine[g] = num == whole
-        group_of = shape.group_of
-        probs[front_flat] = np.array(group_probs)[group_of]
-        is_safe[front_flat] = np.array(group_safe)[group_of]
-        is_mine[front_flat] = np.array(group_mine)[group_of]
-    if u:
-        num = sum(frontier[k] * w * (m - k) for k, w in weights.items())
-        off = counted.unknown.ravel().copy()
-        off[front_flat] = False
-        probs[off] = num / (grand * u)
-        is_safe[off] = num == 0
-        is_mine[off] = num == grand * u
-
-    grid = probs.reshape(rows, cols)
-    grid.flags.writeable = False
-    return Analysis(
-        grid,
-        is_safe.reshape(rows, cols),
-        is_mine.reshape(rows, cols),
-        counted.exact,
-        frontier,
-        u,
-        m,
+    return Analyzer(structures=0).analyze(
+        visible, mines, trust_flags=trust_flags, max_states=max_states
     )
 
 
-class _Count(NamedTuple):
-    """A position's layouts counted by frontier total (:func:`_count`)."""
+class _Combined(NamedTuple):
+    """The components' counts combined (:func:`_combine`)."""
 
-    cells: NDArray[np.int8]
-    unknown: NDArray[np.bool_]  # the cells that may hold mines
-    known: NDArray[np.bool_]  # trusted flags
-    mines_left: int
-    shape: _Frontier
-    components: list[_Component]
-    exact: bool
-    polys: list[Poly]
-    prefix: list[Poly]  # products of the first j component polynomials
-    frontier: Poly  # ... of all of them
+    frontier: Poly  # weighted frontier layouts by total (the Analysis's frontier_mines)
     weights: dict[int, int]  # per frontier total, proportional to C(U, M - K)
-    grand: int  # sum of frontier * weights: proportional to the layouts
+    grand: int  # proportional to the layouts (the components of one total left out)
+    total: tuple[int, int, int]  # grand times their factor, and n0, n1 of the weights
+    scaled: list[int]  # the frontier layouts by total, those components left out
+    low: int  # ... from this total on
+    contexts: list[list[int]]  # per wide component, the weight of each of its totals
 
 
-def _count(visible: Any, mines: Any, trust_flags: bool, max_states: int) -> _Count:
-    """:func:`analyze` up to the layout count (its checks and errors included)."""
-    max_states = check_int(max_states, "max_states")
-    if max_states < 1:
-        raise ValueError(f"max_states must be >= 1, got {max_states}")
-    cells, total = _coerce(visible, mines)
-    flagged = cells == FLAG
-    revealed = cells >= 0
-    if trust_flags:
-        unknown = cells == HIDDEN
-        known = flagged
-    else:
-        unknown = ~revealed
-        known = np.zeros_like(flagged)
-    m = total - int(np.count_nonzero(known))
-    if m < 0:
-        r, c = np.argwhere(known)[0]
-        raise InvalidBoardError(
-            f"{int(np.count_nonzero(known))} flags exceed mines={total!r}; e.g. flag ({r}, {c})"
-        )
+def _combine(counted: _Counted) -> _Combined:
+    """Combine the components' counts: the frontier's layouts by mine total.
 
-    need_grid = cells.astype(np.int16)
-    if trust_flags:
-        need_grid -= adjacent_counts(known)
-    shape = _frontier(unknown, revealed)
-    bad = revealed & ((need_grid < 0) | (need_grid > shape.free_grid))
-    if bad.any():
-        r, c = np.argwhere(bad)[0]
-        raise InvalidBoardError(
-            f"cell ({r}, {c}) shows {int(cells[r, c])} but has {int(shape.free_grid[r, c])} "
-            f"hidden and {int(cells[r, c] - need_grid[r, c])} flagged neighbours"
-        )
-
-    need = need_grid.ravel()[shape.con_flat].astype(np.int64).tolist()
-    return _count_needs(cells, unknown, known, m, shape, need, max_states)
-
-
-def _count_needs(
-    cells: NDArray[np.int8],
-    unknown: NDArray[np.bool_],
-    known: NDArray[np.bool_],
-    m: int,
-    shape: _Frontier,
-    need: list[int],
-    max_states: int,
-) -> _Count:
-    """:func:`_count` once the position is checked: ``need[j]`` is the mines
-    number ``j`` still needs (shown minus trusted flags)."""
-    cols = cells.shape[1]
-    con_flat = shape.con_flat
+    The components of a single mine total contribute a constant factor and
+    a shift; the probabilities never need the factor (it cancels), so only
+    :attr:`_Combined.frontier` includes it.  Raises if no layout fits.
+    """
+    counts, shape, m = counted.counts, counted.shape, counted.mines_left
     u = shape.unconstrained
-    exact = True
-    if len(shape.front_flat):
-        components, exact = _solve_frontier(shape, need, cols, max_states)
-        polys = [comp.polynomial for comp in components]
-    else:
-        components, polys = [], []
-
-    # Combine components: frontier distribution Q = prod of component polys.
-    prefix: list[Poly] = [{0: 1}]
-    for p in polys:
-        prefix.append(_convolve(prefix[-1], p))
-    frontier = prefix[-1]
+    polys = [comp.coeffs for comp in counts.components]
+    low = counts.single_low + sum(comp.low for comp in counts.components)
+    tree = _tree(polys)
+    scaled = tree[0] if tree else [1]
+    factor = math.prod(counts.single_coeffs.tolist())
+    frontier = {low + k: factor * x for k, x in enumerate(scaled) if x}
     weights = _binomial_weights(u, m, list(frontier))
-    grand = sum(frontier[k] * w for k, w in weights.items())
+    context = [weights.get(low + k, 0) for k in range(len(scaled))]
+    grand = sum(map(int.__mul__, scaled, context))
     if grand == 0:
         lo, hi = min(frontier), max(frontier)
+        con_flat, cols = shape.con_flat, counted.cells.shape[1]
         where = (
             f"; the frontier next to cell ({con_flat[0] // cols}, {con_flat[0] % cols}) "
             f"holds {lo}..{hi} mines"
@@ -775,77 +633,197 @@ def _count_needs(
         raise InvalidBoardError(
             f"no layout fits {count_text(m, 'hidden mine')} among {u} unconstrained cells{where}"
         )
-    return _Count(
-        cells, unknown, known, m, shape, components, exact, polys, prefix, frontier, weights, grand
+    contexts = _contexts(tree, context) if tree else []
+    n0, n1 = m - max(weights), m - min(weights)
+    return _Combined(frontier, weights, grand, (factor * grand, n0, n1), scaled, low, contexts)
+
+
+# A product tree over the wide components' polynomials (coefficient lists):
+# (product, left subtree, right subtree), a leaf's subtrees None.
+_Tree = tuple[list[int], Any, Any]
+
+
+def _tree(polys: list[list[int]]) -> _Tree | None:
+    """The balanced product tree of ``polys`` (None if there are none)."""
+    if not polys:
+        return None
+    if len(polys) == 1:
+        return polys[0], None, None
+    half = len(polys) // 2
+    left, right = _tree(polys[:half]), _tree(polys[half:])
+    assert left is not None and right is not None
+    return _multiply(left[0], right[0]), left, right
+
+
+def _multiply(a: list[int], b: list[int]) -> list[int]:
+    """The product of two polynomials given by their coefficients."""
+    out = [0] * (len(a) + len(b) - 1)
+    for i, x in enumerate(a):
+        if x:
+            for j, y in enumerate(b):
+                out[i + j] += x * y
+    return out
+
+
+def _contexts(tree: _Tree, context: list[int]) -> list[list[int]]:
+    """Each leaf's weight per mine total, given the rest of the frontier.
+
+    ``context[a]`` is the weight of the whole tree holding ``a`` mines (from
+    its least total on).  A subtree's context at ``a`` sums its sibling's
+    layouts of ``t`` mines times the parent's context at ``a + t``; a leaf's
+    context is what the component's marginals are weighed with.  Each level
+    costs about what its products did, so the whole is about one product of
+    every polynomial.
+    """
+    _, left, right = tree
+    if left is None:
+        return [context]
+    out = []
+    for here, other in ((left, right), (right, left)):
+        sibling = other[0]
+        mine = [
+            sum(map(int.__mul__, sibling, context[a : a + len(sibling)]))
+            for a in range(len(here[0]))
+        ]
+        out.extend(_contexts(here, mine))
+    return out
+
+
+def _probabilities(counted: _Counted) -> Analysis:
+    """The analysis of a counted position: every cell's probability."""
+    combined = _combine(counted)
+    counts, shape, m = counted.counts, counted.shape, counted.mines_left
+    u = shape.unconstrained
+    n_groups = len(shape.sizes)
+    # Certainty is decided on the exact integers, never on rounded floats.
+    # (Per group, in Python lists, unless there are many groups of single
+    # components: a huge board's are done as arrays.)
+    single = counts.single_groups
+    many = len(single) > _MANY
+    group_p: Any = np.full(n_groups, np.nan) if many else [math.nan] * n_groups
+    group_safe: Any = np.zeros(n_groups, dtype=bool) if many else [False] * n_groups
+    group_mine: Any = np.zeros(n_groups, dtype=bool) if many else [False] * n_groups
+    sizes = shape.size_list
+    if many and counts.single_den.max() < 2**50:  # every value, times a size, exact as a float
+        # a component of one total: its groups' ratios are their own
+        nums, wholes = counts.single_num, counts.single_den * shape.sizes[single]
+        group_p[single] = nums / wholes
+        group_safe[single] = nums == 0
+        group_mine[single] = nums == wholes
+    elif len(single):  # (in Python integers)
+        singles = single.tolist(), counts.single_num.tolist(), counts.single_den.tolist()
+        for g, num, den in zip(*singles, strict=True):
+            whole = den * sizes[g]
+            group_p[g] = num / whole
+            group_safe[g] = num == 0
+            group_mine[g] = num == whole
+    grand = combined.grand
+    for comp, context in zip(counts.components, combined.contexts, strict=True):
+        row: list[int]
+        for g, row in zip(comp.groups, comp.marginals.tolist(), strict=True):
+            num = sum(map(int.__mul__, row, context))
+            whole = grand * sizes[g]
+            group_p[g] = num / whole
+            group_safe[g] = num == 0
+            group_mine[g] = num == whole
+    group_of = shape.group_of
+    front = (
+        np.asarray(group_p, dtype=np.float64)[group_of],
+        np.asarray(group_safe, dtype=bool)[group_of],
+        np.asarray(group_mine, dtype=bool)[group_of],
+    )
+    off = math.nan, False, False
+    if u:
+        weights, low = combined.weights, combined.low
+        mined = sum(
+            x * weights.get(low + k, 0) * (m - low - k) for k, x in enumerate(combined.scaled)
+        )
+        off = mined / (grand * u), mined == 0, mined == grand * u
+    for array in front:
+        array.flags.writeable = False
+    return Analysis(
+        counted.cells,
+        counted.trust_flags,
+        shape.front_flat,
+        front,
+        off,
+        counts.exact,
+        combined.frontier,
+        u,
+        m,
+        combined.total,
     )
 
 
-def _frontier_layouts(
-    visible: Any, mines: int, *, trust_flags: bool = False, max_states: int = MAX_STATES
-) -> tuple[Poly, int, int]:
-    """``frontier_mines``, ``unconstrained`` and ``mines_left`` of :func:`analyze`.
-
-    The same checks and errors, without the probabilities (a count is
-    all the guess's influence factor needs).
-    """
-    counted = _count(visible, mines, trust_flags, max_states)
-    return counted.frontier, counted.shape.unconstrained, counted.mines_left
-
-
 class _Prober:
-    """:func:`analyze` of a position with one hidden cell shown as each number.
+    """:meth:`Analyzer.analyze` of a position with one hidden cell shown as each number.
 
     ``prober(n)`` is ``analyze(cells with cell shown as n, mines,
     max_states=max_states)``: the same floats, the same errors.  What does
-    not depend on ``n`` (the checks of the other numbers, the structure,
-    the needs) is done once, for the look-ahead, which tries several
-    numbers on each cell.
+    not depend on ``n`` is done once, for the look-ahead, which tries
+    several numbers on each cell: the checks of the other numbers, the
+    structure, the needs, and the count of every component but the cell's
+    own (unless that count finds no layout: then each number is counted in
+    full, so that the error is the one :func:`analyze` raises).
     """
 
     def __init__(
         self,
+        engine: Analyzer,
         cells: NDArray[np.int8],
         mines: int,
         cell: tuple[int, int],
         max_states: int = MAX_STATES,
     ) -> None:
         cells, total = _coerce(cells, mines)
+        self.engine = engine
         self.cells, self.total, self.cell, self.max_states = cells.copy(), total, cell, max_states
         self.cells[cell] = 0
         revealed = self.cells >= 0
-        self.unknown = ~revealed
-        self.known = np.zeros_like(revealed)
-        self.shape = shape = _frontier(self.unknown, revealed)
-        need_grid = self.cells.astype(np.int16)
+        self.shape = shape = engine.structure(~revealed, revealed)
         # every other number can be met (the cell's own 0 can)
-        self.fine = not (revealed & ((need_grid < 0) | (need_grid > shape.free_grid))).any()
+        self.fine = not (revealed & (self.cells > shape.free_grid)).any()
         self.free = int(shape.free_grid[cell])
-        self.need = need_grid.ravel()[shape.con_flat].astype(np.int64).tolist()
+        self.need = self.cells.ravel()[shape.con_flat].astype(np.int64)
         # the cell's place among the numbers (none if it has no hidden neighbour)
         flat = cell[0] * cells.shape[1] + cell[1]
         at = int(np.searchsorted(shape.con_flat, flat))
         self.at = at if at < len(shape.con_flat) and shape.con_flat[at] == flat else -1
+        # the part the number changes, and the others' counts (on first use)
+        self.own = [int(shape.part_of[self.at])] if self.at >= 0 else []
+        self.rest: Counts | None = None
+        self.whole = False  # count every part for every number
 
     def __call__(self, n: int) -> Analysis:
         cells = self.cells.copy()
         cells[self.cell] = n
         if not self.fine or not 0 <= n <= self.free:  # (the error analyze raises)
-            return analyze(cells, self.total, max_states=self.max_states)
+            return self.engine.analyze(cells, self.total, max_states=self.max_states)
         need = self.need
         if self.at >= 0:
             need = need.copy()
             need[self.at] = n
-        counted = _count_needs(
-            cells, self.unknown, self.known, self.total, self.shape, need, self.max_states
-        )
-        return _probabilities(counted)
+        cells.flags.writeable = False
+        engine, shape, max_states = self.engine, self.shape, self.max_states
+        if self.rest is None and not self.whole:
+            others = [j for j in range(shape.n_parts) if j not in self.own]
+            try:
+                self.rest = count_frontier(shape, need, max_states, engine.memory, only=others)
+            except InvalidBoardError:
+                self.whole = True
+        if self.whole or self.rest is None:
+            counts = count_frontier(shape, need, max_states, engine.memory)
+        else:
+            own = count_frontier(shape, need, max_states, engine.memory, only=self.own)
+            counts = merged(self.rest, own)
+        return _probabilities(_Counted(cells, False, self.total, shape, counts))
 
 
 class _Given:
     """Layouts of a position given that some frontier cells are mines.
 
-    ``given(cells)`` is what :func:`_frontier_layouts` gives for the
-    position with those (distinct) cells flagged and trusted (flags
+    ``given(cells)`` is what :meth:`Analyzer.layouts_by_total` gives for
+    the position with those (distinct) cells flagged and trusted (flags
     elsewhere count as hidden cells): the frontier's layouts by mine total,
     and the mines left; None where no layout has them all mines.  It is
     counted on the position's own structure, each group shrunk by the given
@@ -860,16 +838,18 @@ class _Given:
     600 expert games was relaxed.)
     """
 
-    def __init__(self, cells: NDArray[np.int8], mines: int, max_states: int = MAX_STATES) -> None:
+    def __init__(
+        self, engine: Analyzer, cells: NDArray[np.int8], mines: int, max_states: int = MAX_STATES
+    ) -> None:
         cells, total = _coerce(cells, mines)
+        self.engine = engine
         self.cells = np.where(cells == FLAG, HIDDEN, cells).astype(np.int8)
         self.total, self.max_states = total, max_states
         revealed = self.cells >= 0
-        self.shape = shape = _frontier(~revealed, revealed)
-        self.need = self.cells.ravel()[shape.con_flat].astype(np.int64).tolist()
+        self.shape = shape = engine.structure(~revealed, revealed)
+        self.need = self.cells.ravel()[shape.con_flat].astype(np.int64)
         self.front = shape.front_flat.tolist()
         self.group_of = shape.group_of.tolist()
-        self.group_cons = shape.group_cons
 
     def __call__(self, given: Collection[tuple[int, int]]) -> tuple[Poly, int] | None:
         given = [(int(r), int(c)) for r, c in given]
@@ -877,9 +857,10 @@ class _Given:
         if len(set(given)) != len(given):
             raise ValueError(f"the given cells repeat: {sorted(given)}")
         m = self.total - len(given)
-        sizes = list(shape.sizes)
-        need = list(self.need)
-        shrunk: set[int] = set()
+        sizes = shape.sizes.copy()
+        need = self.need.copy()
+        changed = np.zeros(len(sizes), dtype=bool)
+        group_cons = shape.group_cons
         for r, c in given:
             i = bisect.bisect_left(self.front, r * cols + c)
             on_board = 0 <= r < self.cells.shape[0] and 0 <= c < cols
@@ -887,454 +868,33 @@ class _Given:
                 raise ValueError(f"cell ({r}, {c}) is not on the frontier")
             g = self.group_of[i]
             sizes[g] -= 1
-            shrunk.add(g)
-            for j in self.group_cons[g]:
-                need[j] -= 1
-        if m < 0 or min(need, default=0) < 0:
+            changed[g] = True
+            need[group_cons[g]] -= 1
+        if m < 0 or (len(need) and need.min() < 0):
             return None  # more mines than there are, or than a number shows
-        # (a shrunk part's key: its own, and its groups' new sizes)
-        parts = [
-            _Part(
-                p.groups,
-                p.cons,
-                p.canon,
-                (p.shape_key, tuple([sizes[g] for g in p.canon])),
-                p.order,
-            )
-            if not shrunk.isdisjoint(p.groups)
-            else p
-            for p in shape.parts
-        ]
-        csr = None if shape.csr is None else (np.array(sizes, dtype=np.int64), *shape.csr[1:])
         try:
-            components, exact = _solve_frontier(
-                dataclasses.replace(shape, sizes=sizes, parts=parts, csr=csr),
-                need,
-                cols,
-                self.max_states,
+            counts = count_frontier(
+                shape, need, self.max_states, self.engine.memory, sizes=sizes, changed=changed
             )
         except InvalidBoardError:
             return None
-        if not exact:  # a relaxed count: count it as the flagged position would be
+        if not counts.exact:  # a relaxed count: count it as the flagged position would be
             flagged = self.cells.copy()
             for x in given:
                 flagged[x] = FLAG
             try:
-                counted = _frontier_layouts(
+                counted = self.engine.layouts_by_total(
                     flagged, self.total, trust_flags=True, max_states=self.max_states
                 )
             except InvalidBoardError:
                 return None
             return counted[0], counted[2]
-        product: Poly = {0: 1}
-        for comp in components:
-            product = _convolve(product, comp.polynomial)
+        product = [1]
+        for comp in counts.components:
+            product = _multiply(product, comp.coeffs)
+        low = counts.single_low + sum(comp.low for comp in counts.components)
+        factor = math.prod(counts.single_coeffs.tolist())
         u = shape.unconstrained
-        if not any(0 <= m - k <= u for k in product):
+        if not any(0 <= m - low - k <= u for k, x in enumerate(product) if x):
             return None  # the mines left do not fit off the frontier
-        return product, m
-
-
-@dataclass(eq=False)
-class _Part:
-    """One frontier component's structure: its groups, numbers and shape key.
-
-    ``shape_key`` (with the numbers' needs, the key of the component's count
-    in the cache) says where its numbers are and which of them each group
-    touches, and how large each group is; ``canon`` lists the groups in the
-    key's own order, so that two parts with equal keys match group for group.
-    """
-
-    groups: list[int]
-    cons: list[int]  # its constraints, in increasing order (so by board position)
-    canon: list[int]
-    shape_key: Any  # hashable: bytes from _parts, or a tuple from _part (relaxed parts)
-    order: list[int] | None = None  # elimination order (compiled: built with the part;
-    # numpy: found on the first count)
-    inputs: _Inputs | None = None  # the compiled count's view of it, likewise
-
-
-@dataclass(eq=False)
-class _Frontier:
-    """What a position's structure fixes, whatever its numbers show.
-
-    Which cells are numbers and which are hidden decides the constraints, the
-    groups and the components; only the needs change between the numbers a
-    look-ahead probe tries on one cell.  Never mutated once built (its
-    arrays are read-only), except that some attributes are filled in on
-    first use: each part's kernel inputs, its elimination order (built with
-    the part by the compiled structure, on the first count otherwise), and
-    ``group_cons``.  Each depends on the structure alone, so a race between
-    threads computes the same value twice.
-    """
-
-    free_grid: NDArray[np.int8]
-    con_flat: NDArray[np.intp]
-    where: list[int]
-    front_flat: NDArray[np.intp]
-    group_of: NDArray[np.intp]
-    sizes: list[int]
-    sigs: NDArray[np.intp]  # per group: its constraints, sorted, after -1 padding
-    parts: list[_Part]
-    unconstrained: int
-    # group sizes and the groups' constraints (CSR), for the compiled kernels
-    csr: tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]] | None = None
-
-    @cached_property
-    def group_cons(self) -> list[list[int]]:
-        """Each group's constraints, as lists (built on first use)."""
-        return _unpad(self.sigs)
-
-
-# The last few structures, keyed by the revealed and unknown masks: the
-# look-ahead tries several numbers on one cell, and each is the same structure.
-_SHAPES: OrderedDict[Any, _Frontier] = OrderedDict()
-_SHAPES_KEPT = 8
-#: ... and at most this many cells in all (each structure holds a few
-#: full-board arrays): expert boards keep 8, a 2000 x 2000 board keeps one,
-#: larger ones none.
-_SHAPES_CELLS = 4_000_000
-
-
-def _frontier(unknown: NDArray[np.bool_], revealed: NDArray[np.bool_]) -> _Frontier:
-    """The structure of a position, through a small cache."""
-    key = (unknown.shape, np.packbits(unknown).tobytes(), np.packbits(revealed).tobytes())
-    with _CACHE_LOCK:
-        hit = _SHAPES.get(key)
-        if hit is not None:
-            _SHAPES.move_to_end(key)
-            return hit
-    kernel = _kernel()
-    if kernel is not None:
-        shape = _frontier_compiled(kernel, unknown, revealed)
-    else:
-        shape = _frontier_numpy(unknown, revealed)
-    with _CACHE_LOCK:
-        _SHAPES[key] = shape
-        while _SHAPES and len(_SHAPES) > min(_SHAPES_KEPT, _SHAPES_CELLS // unknown.size):
-            _SHAPES.popitem(last=False)
-    return shape
-
-
-def _frontier_compiled(
-    kernel: Any, unknown: NDArray[np.bool_], revealed: NDArray[np.bool_]
-) -> _Frontier:
-    """:func:`_frontier_numpy`'s structure, built by one compiled call."""
-    # (C-ordered: numba compiles once per memory layout)
-    built = kernel.frontier_structure(np.ascontiguousarray(unknown), np.ascontiguousarray(revealed))
-    if len(built) != 13:
-        raise AssertionError(f"frontier_structure returned {len(built)} arrays, not 13")
-    free_grid, con_flat, front_flat, group_of, sigs, sizes, ptr, idx = built[:8]
-    part_ptr, order, key_rows, numbers, cuts = built[8:]
-    # the numpy path's index dtype (the kernel's int64 is intp on 64-bit)
-    con_flat, front_flat, group_of, sigs = (
-        a.astype(np.intp, copy=False) for a in (con_flat, front_flat, group_of, sigs)
-    )
-    parts = _make_parts(part_ptr, order, key_rows, numbers, cuts, ordered=True)
-    for array in (free_grid, con_flat, front_flat, group_of, sigs, sizes, ptr, idx):
-        array.flags.writeable = False
-    return _Frontier(
-        free_grid,
-        con_flat,
-        con_flat.tolist(),
-        front_flat,
-        group_of,
-        sizes.tolist(),
-        sigs,
-        parts,
-        int(np.count_nonzero(unknown)) - len(front_flat),
-        (sizes, ptr, idx) if len(front_flat) else None,
-    )
-
-
-def _frontier_numpy(unknown: NDArray[np.bool_], revealed: NDArray[np.bool_]) -> _Frontier:
-    """The structure of a position, with numpy (and Python for the parts)."""
-    rows, cols = unknown.shape
-    free_grid = adjacent_counts(unknown)
-    # Constraints: revealed numbers with at least one unknown neighbour.
-    con_flat = np.flatnonzero(revealed & (free_grid > 0))
-    near = np.zeros(rows * cols, dtype=bool)
-    if len(con_flat):
-        nb = _neighbours(con_flat, rows, cols)
-        near[nb[nb >= 0]] = True
-    front_flat = np.flatnonzero(near & unknown.ravel())
-    u = int(np.count_nonzero(unknown)) - len(front_flat)
-    where = con_flat.tolist()  # board position of each constraint's number
-    group_of = np.zeros(0, dtype=np.intp)
-    sizes: list[int] = []
-    parts: list[_Part] = []
-    csr = None
-    group_cons: list[list[int]] | None = None
-    if len(front_flat):
-        # Signature of a frontier cell: sorted ids of the constraints it touches.
-        nb = _neighbours(front_flat, rows, cols)
-        idx = np.searchsorted(con_flat, np.where(nb >= 0, nb, 0))
-        idx = np.minimum(idx, len(con_flat) - 1)
-        sig = np.where((nb >= 0) & (con_flat[idx] == nb), idx, -1)
-        sig.sort(axis=1)
-        # np.unique(sig, axis=0, return_inverse=True), several times faster:
-        # groups numbered in lexicographic order of their signatures
-        by_sig = np.lexsort(sig.T[::-1])
-        ranked = sig[by_sig]
-        first = np.empty(len(ranked), dtype=bool)
-        first[0] = True
-        np.any(ranked[1:] != ranked[:-1], axis=1, out=first[1:])
-        sigs = ranked[first]
-        group_of = np.empty(len(ranked), dtype=np.intp)
-        group_of[by_sig] = np.cumsum(first) - 1
-        counts = np.bincount(group_of)
-        sizes = counts.tolist()
-        valid = sigs >= 0
-        ptr = np.zeros(len(sigs) + 1, dtype=np.int64)
-        np.cumsum(valid.sum(axis=1), out=ptr[1:])
-        csr = (counts.astype(np.int64), ptr, sigs[valid].astype(np.int64))
-        group_cons = _unpad(sigs)
-        pieces = _split(list(range(len(sizes))), group_cons)
-        part_ptr = np.zeros(len(pieces) + 1, dtype=np.int64)
-        np.cumsum([len(piece) for piece in pieces], out=part_ptr[1:])
-        order = np.array([g for piece in pieces for g in piece], dtype=np.int64)
-        parts = _parts(part_ptr, order, sigs, csr, con_flat)
-    else:
-        sigs = np.zeros((0, 8), dtype=np.intp)
-    for array in (free_grid, con_flat, front_flat, group_of, sigs, *(csr or ())):
-        array.flags.writeable = False
-    shape = _Frontier(free_grid, con_flat, where, front_flat, group_of, sizes, sigs, parts, u, csr)
-    if group_cons is not None:  # already built: fill in the lazy attribute
-        vars(shape)["group_cons"] = group_cons
-    return shape
-
-
-_GroupKey = tuple[tuple[int, ...], int]
-
-
-def _unpad(sigs: NDArray[np.intp]) -> list[list[int]]:
-    """Each group's constraints from its signature (constraints after -1s)."""
-    pads = np.count_nonzero(sigs < 0, axis=1).tolist()
-    return [row[k:] for row, k in zip(sigs.tolist(), pads, strict=True)]
-
-
-def _part(groups: list[int], cons: list[list[int]], keys: list[_GroupKey]) -> _Part:
-    """A piece of a relaxed component; ``keys[g]`` is group ``g``'s cache key.
-
-    Its shape key is its groups' keys (the board positions of their
-    remaining numbers, and their sizes), sorted: a tuple.  Its elimination
-    order breaks ties by that key too, not by group id (ids follow the
-    constraints from before the relaxation): a piece that overflows is
-    relaxed further at cuts that its order decides, so the same key must
-    always be counted in the same order, whatever position it comes from.
-    """
-    canon = sorted(groups, key=keys.__getitem__)
-    numbers = sorted({c for g in groups for c in cons[g]})
-    part = _Part(groups, numbers, canon, tuple([keys[g] for g in canon]))
-    part.order = _elimination_order(groups, cons, {g: i for i, g in enumerate(canon)})
-    return part
-
-
-def _parts(
-    part_ptr: NDArray[np.int64],
-    order: NDArray[np.int64],
-    sigs: NDArray[np.intp],
-    csr: tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]],
-    con_flat: NDArray[np.intp],
-) -> list[_Part]:
-    """The components' parts, their keys built array-wise.
-
-    ``order`` lists the groups part after part, between the bounds
-    ``part_ptr``; each part's elimination order is found on its first count.
-    ``csr`` holds the group sizes and each group's constraints.
-
-    A part's shape key is the bytes of its groups' rows, in group-id order:
-    each row holds the board positions of the group's numbers (sorted,
-    after -1 padding) and the group's size.  Group ids follow the padded
-    signatures' lexicographic order, and mapping constraint ids to board
-    positions keeps that order (``con_flat`` increases, and -1 is below
-    every position), so the rows' order depends only on the rows: equal keys
-    mean equal components, group for group, and the same elimination order.
-    (A bytes key never equals the tuple keys of :func:`_part`, which relaxed
-    pieces use.)
-    """
-    sizes, ptr, idx = csr
-    n_groups, n_cons = len(sigs), len(con_flat)
-    bounds = part_ptr.tolist()
-    part_of = np.empty(n_groups, dtype=np.int64)
-    part_of[order] = np.repeat(np.arange(len(bounds) - 1), np.diff(part_ptr))
-    canon = np.lexsort((np.arange(n_groups), part_of))  # by part, then id
-    rows = np.empty((n_groups, sigs.shape[1] + 1), dtype=np.int64)
-    rows[:, :-1] = np.where(sigs >= 0, con_flat[np.maximum(sigs, 0)], -1)
-    rows[:, -1] = sizes
-    # each part's numbers: the distinct (part, constraint) pairs, sorted
-    pairs = np.unique(np.repeat(part_of, np.diff(ptr)) * n_cons + idx)
-    cuts = np.searchsorted(pairs, np.arange(len(bounds)) * n_cons)
-    return _make_parts(part_ptr, order, rows[canon], pairs % n_cons, cuts, ordered=False)
-
-
-def _make_parts(
-    part_ptr: NDArray[np.int64],
-    order: NDArray[np.int64],
-    key_rows: NDArray[np.int64],
-    numbers: NDArray[np.int64],
-    cuts: NDArray[np.int64],
-    *,
-    ordered: bool,
-) -> list[_Part]:
-    """The parts' objects from their arrays (see :func:`_parts`).
-
-    ``key_rows`` are the groups' key rows by part, then group id; part ``j``'s
-    numbers are ``numbers[cuts[j]:cuts[j + 1]]``.  If ``ordered``, each part
-    of ``order`` is already in elimination order (as the compiled split
-    leaves them).
-    """
-    bounds = part_ptr.tolist()
-    listed = order.tolist()
-    numbers_list, cut_list = numbers.tolist(), cuts.tolist()
-    parts = []
-    for j, (a, b) in enumerate(itertools.pairwise(bounds)):
-        groups = listed[a:b]
-        part = _Part(
-            groups,
-            numbers_list[cut_list[j] : cut_list[j + 1]],
-            sorted(groups),
-            key_rows[a:b].tobytes(),
-        )
-        if ordered:
-            part.order = groups
-        parts.append(part)
-    return parts
-
-
-def _group_keys(cons: list[list[int]], sizes: list[int], where: list[int]) -> list[_GroupKey]:
-    """Each group's key: the board positions of its numbers, and its size."""
-    return [(tuple([where[c] for c in gc]), n) for gc, n in zip(cons, sizes, strict=True)]
-
-
-def _split(groups: list[int], cons: list[list[int]]) -> list[list[int]]:
-    """Connected components of groups that share a constraint."""
-    by_con: dict[int, list[int]] = {}
-    for g in groups:
-        for c in cons[g]:
-            by_con.setdefault(c, []).append(g)
-    seen: set[int] = set()
-    parts = []
-    for start in groups:
-        if start in seen:
-            continue
-        seen.add(start)
-        part, stack = [], [start]
-        while stack:
-            g = stack.pop()
-            part.append(g)
-            for c in cons[g]:
-                for h in by_con[c]:
-                    if h not in seen:
-                        seen.add(h)
-                        stack.append(h)
-        parts.append(part)
-    return parts
-
-
-def _solve_frontier(
-    shape: _Frontier, need: list[int], cols: int, max_states: int
-) -> tuple[list[_Component], bool]:
-    """Count every component; relax the constraints of any that overflows."""
-    relaxed: list[list[int]] | None = None  # the groups' constraints, once relaxed
-
-    def current() -> list[list[int]]:  # (the shape's own are built only if needed)
-        return shape.group_cons if relaxed is None else relaxed
-
-    sizes = shape.sizes
-    where = shape.where
-    work = list(shape.parts)
-    kernel = _kernel()
-    need_array: NDArray[np.int64] | None = None
-    components: list[_Component] = []
-    exact = True
-    while work:
-        part = work.pop()
-        key = (tuple([need[c] for c in part.cons]), part.shape_key)
-        with _CACHE_LOCK:
-            hit = _CACHE.get(key)
-            if hit is not None:
-                _CACHE.move_to_end(key)
-        if hit is not None:
-            poly, low, margs = hit  # the marginals in part.canon's order
-            components.append(_Component(part.canon, poly, low, margs))
-            continue
-        if part.order is None:
-            part.order = _elimination_order(part.groups, current())
-        order = part.order
-        try:
-            counted = None
-            if kernel is not None:
-                if part.inputs is None:
-                    if relaxed is None and shape.csr is not None:
-                        part.inputs = kernel.count_inputs(
-                            np.array(order, dtype=np.int64), *shape.csr, len(shape.where)
-                        )
-                    else:  # relaxed constraints
-                        part.inputs = _kernel_inputs(order, current(), sizes)
-                if need_array is None:
-                    need_array = np.array(need, dtype=np.int64)
-                counted = _count_compiled(
-                    kernel, part.inputs, order, current, need_array, max_states
-                )
-            if counted is None:
-                counted = _banded(*_count_component(order, current(), sizes, need, max_states))
-            poly, low, margs = counted
-        except _Empty as exc:
-            flat = where[exc.constraint]
-            raise InvalidBoardError(
-                f"no layout satisfies the number at cell ({flat // cols}, {flat % cols}) "
-                "together with its neighbours"
-            ) from None
-        except _TooLarge as exc:
-            # Forget every constraint that straddles the overflowing cut (in
-            # a copy: the structure is shared with other positions).
-            exact = False
-            drop = set(exc.active)
-            if relaxed is None:
-                relaxed = [list(gc) for gc in shape.group_cons]
-            cons = relaxed
-            for g in part.groups:
-                cons[g] = [c for c in cons[g] if c not in drop]
-            # (sorted: the pieces, and so which inconsistent number is
-            # named first, must not depend on how part.groups is ordered)
-            keys = _group_keys(cons, sizes, where)
-            work.extend(_part(gs, cons, keys) for gs in _split(sorted(part.groups), cons))
-            continue
-        components.append(_Component(order, poly, low, margs))
-        position = {g: i for i, g in enumerate(order)}
-        in_canon = margs[[position[g] for g in part.canon]]
-        in_canon.flags.writeable = False
-        with _CACHE_LOCK:
-            _CACHE[key] = (poly, low, in_canon)
-            if len(_CACHE) > _CACHE_SIZE:
-                _CACHE.popitem(last=False)
-    return components, exact
-
-
-def _elimination_order(
-    groups: list[int], cons: list[list[int]], tie: dict[int, int] | None = None
-) -> list[int]:
-    """Order a component's groups along the frontier to keep cuts narrow.
-
-    Cuthill-McKee: breadth-first from a group of least degree, neighbours by
-    increasing degree; ties go to the lower group id (or the lower
-    ``tie[g]``), so the order depends only on the component (the compiled
-    ``split_and_order`` gives the same).  Frontiers are bands, so this walks
-    along the band.
-    """
-    by_con: dict[int, list[int]] = {}
-    for g in groups:
-        for c in cons[g]:
-            by_con.setdefault(c, []).append(g)
-    adjacent = {g: {h for c in cons[g] for h in by_con[c] if h != g} for g in groups}
-    rank = {g: (len(adjacent[g]), g if tie is None else tie[g]) for g in groups}
-    start = min(groups, key=rank.__getitem__)
-    order, seen = [start], {start}
-    i = 0
-    while i < len(order):
-        for h in sorted(adjacent[order[i]] - seen, key=rank.__getitem__):
-            seen.add(h)
-            order.append(h)
-        i += 1
-    return order
+        return {low + k: factor * x for k, x in enumerate(product) if x}, m

@@ -32,17 +32,19 @@ Moves, cheapest first:
    would-be 50/50 next to them, times ``1 + 0.001 P(progress)`` (the
    chance of leaving a certainly safe cell), which separates near-equal
    scores; exact ties go to fewer hidden neighbours, then row-major order.
-   See :mod:`numsweeper.solver._guess`.  The older ``guess='lookahead'``
+   See :mod:`numsweeper.solver.guess`.  The older ``guess='lookahead'``
    (among cells within ``tolerance`` of the lowest mine probability,
    maximise the secondary safety: the click's safety times the safety of
    the best next move) plays faster and wins a little less often.
 
-The policy reads only visible states.  Between calls it remembers two things,
-both deductions from visible states and never hidden mines: recent analyses
-(so the position a look-ahead probe already analysed is not analysed again
-when the click shows that number), and the certainly safe cells an analysis
-found (a later position of the same shape and mine total that still shows
-every number of the earlier one keeps them safe, so they are played without
+The policy reads only visible states.  Between calls it remembers three
+things, all deductions from visible states and never hidden mines: its exact
+engine's counted components and recent structures (an
+:class:`~numsweeper.solver.Analyzer`), recent analyses (so the position a
+look-ahead probe already analysed is not analysed again when the click shows
+that number), and the certainly safe cells an analysis found (a later
+position of the same shape and mine total that still shows every number of
+the earlier one keeps them safe, so they are played without
 a new analysis).  Remembered cells can change *which* certainly safe cell is
 played first, and so a game's click count, never whether a move is certain:
 while every analysis is exact (see :data:`~numsweeper.solver.MAX_STATES`)
@@ -67,17 +69,16 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._constants import FLAG, HIDDEN
-from .._kernels import adjacent_counts
 from .._validate import check_coord, check_first_click, check_int, check_visible
-from ..errors import IllegalMoveError, InvalidBoardError, OutOfBoundsError
+from ..errors import GameOverError, IllegalMoveError, InvalidBoardError, OutOfBoundsError
 from ..game import Game, GameState, Snapshot
-from ._guess import hill_guess
-from .analysis import MAX_STATES, Analysis, _coerce, _kernel, _Prober, analyze
+from .analysis import MAX_STATES, Analysis, Analyzer, _coerce
+from .endgame import best_click
+from .guess import forced_pair, hill_guess, lookahead_guess, quick_guess
+from .local import _local_rules
 
 __all__ = ["Hint", "SolverPolicy", "hint"]
 
-_NEIGHBOURS = [(dr, dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1) if dr or dc]
-_INT62 = 2**62  # caps the limits passed to the compiled kernels (int64)
 _GUESSES = ("hill", "lookahead")
 
 
@@ -105,88 +106,6 @@ class Hint:
     col: int
     probability: float
     certain: bool
-
-
-def local_rules(
-    visible: NDArray[np.int8], *, max_rounds: int = 32
-) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
-    """Cells the single-number rules prove safe or mined, for a batch.
-
-    Parameters
-    ----------
-    visible : ndarray of int8, shape (..., rows, cols)
-        Visible states; flags count as hidden.
-    max_rounds : int
-        Bound on the fixed-point iterations.
-
-    Returns
-    -------
-    safe, mines : ndarray of bool, shape (..., rows, cols)
-        Hidden cells proved safe, and hidden cells proved mined.
-
-    Notes
-    -----
-    Each round applies both rules everywhere at once to what the previous
-    rounds proved, until a round proves nothing new.  With numba installed
-    (``pip install numsweeper[fast]``) the same rounds run compiled, and
-    each round looks only at the numbers next to cells the previous round
-    decided; the result is the same.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from numsweeper.solver.policy import local_rules
-    >>> v = np.array([[1, -1], [1, -1], [0, 0]], dtype=np.int8)
-    >>> safe, mines = local_rules(v)
-    >>> safe.astype(int).tolist(), mines.astype(int).tolist()
-    ([[0, 0], [0, 1], [0, 0]], [[0, 1], [0, 0], [0, 0]])
-
-    Raises
-    ------
-    TypeError
-        If ``visible`` does not hold integers, or ``max_rounds`` is not an
-        integer.
-    InvalidBoardError
-        If ``visible`` has fewer than two dimensions, an empty board, or a
-        value that is neither a count 0..8, HIDDEN nor FLAG.
-    ValueError
-        If ``max_rounds`` is negative.
-    """
-    cells = check_visible(visible, tuple(range(2, 33)), "(..., rows, cols)")
-    rounds = check_int(max_rounds, "max_rounds")
-    if rounds < 0:
-        raise ValueError(f"max_rounds must be >= 0, got {rounds}")
-    return _local_rules(cells, max_rounds=rounds)
-
-
-def _local_rules(
-    visible: NDArray[np.int8], *, max_rounds: int = 32
-) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
-    """:func:`local_rules` without the checks."""
-    kernel = _kernel()
-    if kernel is not None and visible.ndim >= 2 and visible.size:
-        stack = np.ascontiguousarray(visible, dtype=np.int8).reshape((-1, *visible.shape[-2:]))
-        safe, mines = kernel.local_rules_stack(stack, min(int(max_rounds), _INT62))
-        return safe.reshape(visible.shape), mines.reshape(visible.shape)
-    number = visible >= 0
-    unknown = ~number
-    safe = np.zeros(visible.shape, dtype=bool)
-    mines = np.zeros(visible.shape, dtype=bool)
-    value = np.where(number, visible, 0).astype(np.int8)
-    for _ in range(max_rounds):
-        free = unknown & ~safe & ~mines
-        need = value - adjacent_counts(mines)
-        n_free = adjacent_counts(free)
-        active = number & (n_free > 0)
-        all_mines = active & (need == n_free)
-        all_safe = active & (need == 0)
-        new_mines = free & (adjacent_counts(all_mines) > 0)
-        new_safe = free & (adjacent_counts(all_safe) > 0)
-        if not (new_mines.any() or new_safe.any()):
-            break
-        mines |= new_mines
-        safe |= new_safe
-    return safe, mines
 
 
 #: Boards with at least this many cells open at (3, 3) under 'opening';
@@ -373,6 +292,7 @@ class SolverPolicy:
     def _forget(self) -> None:
         """Drop what the policy remembers (see the module notes)."""
         self._lock = threading.Lock()
+        self._engine = Analyzer()
         self._analyses: OrderedDict[tuple[Any, ...], Analysis] = OrderedDict()
         self._known = _KnownSafe()
 
@@ -380,7 +300,7 @@ class SolverPolicy:
         # Copies (pickled for worker processes, deep-copied per simulate
         # chunk) start with an empty memory: nothing to ship, no lock.
         state = self.__dict__.copy()
-        for name in ("_lock", "_analyses", "_known"):
+        for name in ("_lock", "_engine", "_analyses", "_known"):
             del state[name]
         return state
 
@@ -469,10 +389,10 @@ class SolverPolicy:
     # -- one stuck board ------------------------------------------------------
 
     def _analyze(self, cells: NDArray[np.int8], mines: int) -> Analysis:
-        """:func:`analyze`, through a small cache of recent positions."""
+        """:func:`analyze` by the policy's engine, through its memory of recent positions."""
         a = self._analyzed(cells, mines)
         if a is None:
-            a = analyze(cells, mines, max_states=self.max_states)
+            a = self._engine.analyze(cells, mines, max_states=self.max_states)
             self._keep(cells, mines, a)
         return a
 
@@ -489,7 +409,7 @@ class SolverPolicy:
         self, cells: NDArray[np.int8], mines: int, cell: tuple[int, int]
     ) -> Callable[[int], Analysis]:
         """:meth:`_analyze` of ``cells`` with ``cell`` shown as each number in turn."""
-        shown: list[_Prober] = []  # made on the first number not in the cache
+        shown: list[Callable[[int], Analysis]] = []  # made on the first number not kept
 
         def analysed(n: int) -> Analysis:
             probe = cells.copy()
@@ -497,7 +417,7 @@ class SolverPolicy:
             a = self._analyzed(probe, mines)
             if a is None:
                 if not shown:
-                    shown.append(_Prober(cells, mines, cell, self.max_states))
+                    shown.append(self._engine.prober(cells, mines, cell, self.max_states))
                 a = shown[0](n)
                 self._keep(probe, mines, a)
             return a
@@ -505,18 +425,22 @@ class SolverPolicy:
         return analysed
 
     def _analyzed(self, cells: NDArray[np.int8], mines: int) -> Analysis | None:
-        """The cached analysis of this exact position, if any."""
+        """The remembered analysis of this exact position, if any."""
         with self._lock:
             return self._analyses.get(self._key(cells, mines))
 
     def _key(self, cells: NDArray[np.int8], mines: int) -> tuple[Any, ...]:
         return cells.tobytes(), cells.shape, mines, self.max_states
 
-    def _choose(self, cells: NDArray[np.int8], mines: int) -> Hint:
-        """The move for one board that the local rules cannot settle."""
+    def _choose(self, cells: NDArray[np.int8], mines: int, a: Analysis | None = None) -> Hint:
+        """The move for one board that the local rules cannot settle.
+
+        ``a``, if given, is the analysis of ``cells`` (flags not trusted).
+        """
         t0 = time.perf_counter()
         clickable = cells == HIDDEN
-        a = self._analyzed(cells, mines)
+        if a is None:
+            a = self._analyzed(cells, mines)
         if a is None:
             with self._lock:
                 known = self._known.find(cells, mines)
@@ -533,33 +457,31 @@ class SolverPolicy:
                 with self._lock:
                     self._known.add(cells, mines, safe[1:])
             return Hint(int(safe[0][0]), int(safe[0][1]), 0.0, True)
-        p = a.probabilities
-        open_cells = int(np.count_nonzero((cells < 0) & (p > 0.0) & (p < 1.0)))
         if (
-            open_cells <= self.endgame_cells
-            and a.unconstrained <= self.endgame_cells
+            a.unconstrained <= self.endgame_cells
+            and int(np.count_nonzero(a.undecided)) <= self.endgame_cells
             and self._searchable(cells, a)
         ):
             t0 = time.perf_counter()
-            best = _endgame(cells, a, self.endgame_nodes)
+            best = best_click(cells, a, self.endgame_nodes)
             self.timings["endgame"] += time.perf_counter() - t0
             if best is not None:
                 self.counts["endgame"] += 1
                 r, c = best
-                return Hint(r, c, float(p[r, c]), False)
+                return Hint(r, c, a.probability(r, c), False)
         if self.fifty_fifty:
             t0 = time.perf_counter()
-            pair = _forced_pair(cells, mines, a, self.max_states)
+            pair = forced_pair(cells, mines, a, self._engine, self.max_states)
             self.timings["forced"] += time.perf_counter() - t0
             if pair is not None:
                 self.counts["forced"] += 1
-                r, c = min(pair, key=lambda rc: (p[rc], rc))
-                return Hint(r, c, float(p[r, c]), False)
+                r, c = min(pair, key=lambda rc: (a.probability(*rc), rc))
+                return Hint(r, c, a.probability(r, c), False)
         t0 = time.perf_counter()
-        move = self._guess(cells, mines, a, clickable)
+        r, c = self._guess(cells, mines, a, clickable)
         self.timings["guess"] += time.perf_counter() - t0
         self.counts["guess"] += 1
-        return move
+        return Hint(r, c, a.probability(r, c), False)
 
     def _searchable(self, cells: NDArray[np.int8], a: Analysis) -> bool:
         """Whether the endgame search takes a position of ``a.layouts`` layouts."""
@@ -573,83 +495,27 @@ class SolverPolicy:
 
     def _guess(
         self, cells: NDArray[np.int8], mines: int, a: Analysis, clickable: NDArray[np.bool_]
-    ) -> Hint:
-        if self.guess == "hill" and a.unconstrained <= _QUICK_UNCONSTRAINED:
-            rc = hill_guess(cells, mines, a, clickable, self._probe, self.max_states)
+    ) -> tuple[int, int]:
+        if a.unconstrained > _QUICK_UNCONSTRAINED:
+            return quick_guess(cells, a, clickable, self.tolerance)
+        if self.guess == "hill":
+            rc = hill_guess(cells, mines, a, clickable, self._probe, self._engine, self.max_states)
             if rc is not None:
-                r, c = rc
-                return Hint(r, c, float(a.probabilities[r, c]), False)
-        return self._lookahead(cells, mines, a, clickable)
-
-    def _lookahead(
-        self, cells: NDArray[np.int8], mines: int, a: Analysis, clickable: NDArray[np.bool_]
-    ) -> Hint:
-        """The ``'lookahead'`` guess: secondary safety among near-safest cells."""
-        p = np.where(clickable, a.probabilities, np.inf)
-        best = float(p.min())
-        hidden_nb = adjacent_counts(cells < 0)
-        near = clickable & (p <= best + self.tolerance)
-        front = clickable & (adjacent_counts(cells >= 0) > 0)
-        rc = np.argwhere(near)
-        # rank: probability, then fewer hidden neighbours; cap the off-frontier
-        # cells (all alike) so that corners and edges represent them
-        order = np.lexsort((rc[:, 1], rc[:, 0], hidden_nb[near], p[near]))
-        rc = rc[order]
-        on_front = front[rc[:, 0], rc[:, 1]]
-        off_rc = rc[~on_front][:3]
-        rc = np.concatenate([rc[on_front][: self.candidates - len(off_rc)], off_rc])
-        if len(rc) == 1 or a.unconstrained > _QUICK_UNCONSTRAINED:
-            r, c = (int(v) for v in rc[0])
-            return Hint(r, c, float(p[r, c]), False)
-        total = a.layouts
-        # A clicked cell shows its certain mines plus some of its undecided
-        # neighbours: numbers outside that range need no analysis.
-        certain = np.zeros(cells.shape, dtype=bool)
-        certain[tuple(a.mines.T)] = True
-        decided = certain.copy()
-        decided[tuple(a.safe.T)] = True
-        low = adjacent_counts(certain)
-        high = low + adjacent_counts((cells < 0) & ~decided)
-        best_key: tuple[float, float, int, int, int] | None = None
-        best_rc = (int(rc[0][0]), int(rc[0][1]))
-        for r, c in rc.tolist():
-            score = opening = 0.0
-            # The score can reach at most the click's own safety: stop as soon
-            # as even that cannot catch the best so far (pure speed-up; the
-            # margin keeps near-ties for the tie-breaks).
-            unseen = 1.0 - float(p[r, c])
-            target = -best_key[0] if best_key is not None else -1.0
-            if unseen + 1e-9 < target:
-                continue
-            probe = cells.copy()
-            pruned = False
-            for n in range(int(low[r, c]), int(high[r, c]) + 1):
-                if score + unseen + 1e-9 < target:
-                    pruned = True
-                    break
-                probe[r, c] = n
-                try:
-                    b = self._analyze(probe, mines)
-                except InvalidBoardError:
-                    continue
-                weight = b.layouts / total
-                unseen -= weight
-                if n == 0:
-                    opening = weight
-                open_ = probe == HIDDEN
-                if any(open_[x, y] for x, y in b.safe.tolist()):
-                    score += weight
-                else:
-                    score += weight * (1.0 - float(np.min(b.probabilities[open_], initial=1.0)))
-            key = (-score, -opening, int(hidden_nb[r, c]), r, c)
-            if not pruned and (best_key is None or key < best_key):
-                best_key, best_rc = key, (r, c)
-        r, c = best_rc
-        return Hint(r, c, float(p[r, c]), False)
+                return rc
+        return lookahead_guess(
+            cells,
+            mines,
+            a,
+            clickable,
+            self._analyze,
+            tolerance=self.tolerance,
+            limit=self.candidates,
+        )
 
 
 #: Past this many off-frontier cells (huge boards early on) a guess skips
-#: the look-ahead: the likeliest cells are all alike and any will do.
+#: the look-ahead: the likeliest cells are all alike and any will do
+#: (:func:`~numsweeper.solver.guess.quick_guess`).
 _QUICK_UNCONSTRAINED = 20_000
 #: Recent analyses the policy keeps (look-ahead probes included).
 _ANALYSES_KEPT = 256
@@ -710,386 +576,6 @@ class _KnownSafe:
         return r, c
 
 
-def _forced_pair(
-    cells: NDArray[np.int8], mines: int, a: Analysis, max_states: int = MAX_STATES
-) -> tuple[tuple[int, int], tuple[int, int]] | None:
-    """A sealed pair: a guess that no other click can make less risky.
-
-    Two side-by-side undecided cells whose six outer neighbours (the three
-    beyond each end) are off the board or certain mines can only ever be
-    told apart by clicking one of them: every other cell that will show a
-    number touches both.  If they cannot both be mines, one of them must be
-    clicked sooner or later (unless later numbers show both safe), and no
-    other click can lower the risk of that click, so it is best taken now,
-    when its number may still help elsewhere.  Flags count as hidden.
-    """
-    rows, cols = cells.shape
-    p = a.probabilities
-    undecided = (cells == HIDDEN) & (p > 0.0) & (p < 1.0)
-    sealed = np.ones((rows + 4, cols + 4), dtype=bool)  # off-board cells seal
-    sealed[2:-2, 2:-2] = False
-    if len(a.mines):
-        sealed[a.mines[:, 0] + 2, a.mines[:, 1] + 2] = True
-    for dr, dc in ((0, 1), (1, 0)):
-        pair = undecided[: rows - dr, : cols - dc] & undecided[dr:, dc:]
-        for k in (-1, 0, 1):  # the three cells beyond each end
-            sr, sc = (k, -1) if dc else (-1, k)
-            er, ec = (k, 2) if dc else (2, k)
-            pair &= sealed[2 + sr : 2 + sr + rows - dr, 2 + sc : 2 + sc + cols - dc]
-            pair &= sealed[2 + er : 2 + er + rows - dr, 2 + ec : 2 + ec + cols - dc]
-        for r, c in np.argwhere(pair).tolist():
-            if p[r, c] + p[r + dr, c + dc] > 1.0 + 1e-9:
-                continue  # at most one mine means at most 1 expected
-            both = np.where(cells == FLAG, HIDDEN, cells).astype(np.int8)
-            both[r, c] = both[r + dr, c + dc] = FLAG
-            try:
-                analyze(both, mines, trust_flags=True, max_states=max_states)
-            except InvalidBoardError:
-                return (r, c), (r + dr, c + dc)
-    return None
-
-
-class _OverBudget(Exception):
-    pass
-
-
-#: The endgame search may examine ``budget * _WORK_PER_STATE`` layout-cells
-#: in all, and its layout listing may take as many steps.  In expert games a
-#: state examines about 140-180 on average (at most about 550), so a search
-#: of wide states stops at the work limit before it reaches ``budget``
-#: states.  No search of up to 300 layouts in 1,200 measured expert games
-#: reached either limit; above 1,000 layouts (the density rule) about a third
-#: of the searches stop at one (see docs/win_rates.md, "Seventh round").
-_WORK_PER_STATE = 200
-
-
-def _endgame(cells: NDArray[np.int8], a: Analysis, budget: int) -> tuple[int, int] | None:
-    """Best click by exhaustive search over the few remaining layouts.
-
-    The click with the highest win probability from :func:`_endgame_values`
-    (among the clicks it counts in full, ties to the first cell in row-major
-    order; a dead click that ties is not counted), or None.
-    """
-    values = _endgame_values(cells, a, budget, every=False)
-    if not values:
-        return None
-    return max(values, key=lambda rc: (values[rc], -rc[0], -rc[1]))
-
-
-def _endgame_values(
-    cells: NDArray[np.int8], a: Analysis, budget: int, every: bool = True
-) -> dict[tuple[int, int], float] | None:
-    """Win probability of each undecided click under perfect play after it.
-
-    Every layout is equally likely.  A state is the set of layouts still
-    consistent; cells safe in all of them are revealed for free (more
-    information never hurts), then the search tries the other undecided
-    cells and sums over the numbers each could show.  It skips the clicks
-    that cannot beat the best one found (bounded by the layouts where they
-    are safe) and, while any click can tell something and no cell is
-    flagged, the dead ones (one number wherever they are safe).  The search
-    counts the layouts won, in exact integers, so equal clicks tie exactly;
-    a click's value is its count over the number of layouts.  With
-    ``every`` each click of the position gets its value; without, only
-    those the search had to count in full, which include a best one.
-    Certain mines are fixed, so only undecided cells enter the layouts.
-    Returns None if the search needs more than ``budget`` states, or
-    examines more than ``budget * _WORK_PER_STATE`` layout-cells, or no
-    click is undecided.
-    With numba installed the same listing and search run compiled, for any
-    number of layouts and cells (the listing's order differs, which changes
-    no count).
-    """
-    p = a.probabilities
-    known = (cells < 0) & (p == 1.0)
-    undecided = (cells < 0) & (p > 0.0) & (p < 1.0)
-    unknown = [(int(r), int(c)) for r, c in np.argwhere(undecided).tolist()]
-    index = {rc: i for i, rc in enumerate(unknown)}
-    mines = a.mines_left - int(np.count_nonzero(known))
-    clickable = [bool(cells[r, c] == HIDDEN) for r, c in unknown]
-    neighbours = [
-        [j for dr, dc in _NEIGHBOURS if (j := index.get((r + dr, c + dc), -1)) >= 0]
-        for r, c in unknown
-    ]
-    limit = budget * _WORK_PER_STATE
-    kernel = _kernel()
-    if kernel is not None:
-        words = max(1, -(-len(unknown) // 64))
-        plan = _placement_plan(cells, known, unknown, index)
-        lays, complete = kernel.endgame_layouts(*_flat_plan(plan), mines, min(limit, _INT62), words)
-        if not complete or len(lays) != a.layouts:
-            return None
-        nbr = np.zeros((len(unknown), words), dtype=np.uint64)
-        for i, members in enumerate(neighbours):
-            for j in members:
-                nbr[i, j >> 6] |= np.uint64(1) << np.uint64(j & 63)
-        wins = kernel.endgame_wins(
-            lays,
-            nbr,
-            np.array(clickable, dtype=np.bool_),
-            min(budget, _INT62),  # int64 in the kernel; never reached anyway
-            min(limit, _INT62),
-            every,
-        )
-        if not len(wins):
-            return None
-        won = {i: w for i, w in enumerate(wins.tolist()) if w >= 0}
-        total = len(lays)
-    else:
-        try:
-            layouts = _layouts(cells, known, mines, unknown, index, limit)
-        except _OverBudget:
-            return None
-        if len(layouts) != a.layouts:
-            return None
-        nbr_masks = [sum(1 << j for j in members) for members in neighbours]
-        try:
-            won = _endgame_wins(layouts, nbr_masks, clickable, budget, every)
-        except _OverBudget:
-            return None
-        total = len(layouts)
-    if not won:
-        return None
-    return {unknown[i]: w / total for i, w in won.items()}
-
-
-def _endgame_wins(
-    layouts: list[int], nbr: list[int], clickable: list[bool], budget: int, every: bool = True
-) -> dict[int, int]:
-    """Layouts won by the risky clicks of :func:`_endgame_values`, in Python."""
-    n = len(nbr)
-    full = (1 << n) - 1
-    memo: dict[frozenset[int], int] = {}
-    # States and work left: every state costs the layouts it examines per
-    # candidate cell, so a few wide states cannot run for minutes within the
-    # budget.  Both totals are the same in any order of search.
-    left = [budget, budget * _WORK_PER_STATE]
-    defer_dead = all(clickable)
-
-    def wins(group: frozenset[int], above: int) -> int:
-        # ``above``: the union of the state this group was split from.  A
-        # cell already safe there shows one number across this group (that
-        # state was split by it), so only cells newly safe can split it.
-        if len(group) == 1:
-            return 1
-        got = memo.get(group)
-        if got is not None:
-            return got
-        left[0] -= 1
-        left[1] -= len(group) * n
-        if left[0] < 0 or left[1] < 0:
-            raise _OverBudget
-        union = 0
-        inter = full
-        for lay in group:
-            union |= lay
-            inter &= lay
-        fresh = above & ~union
-        # Reveal every certainly safe cell at once: partition by their
-        # numbers.  Only safe cells next to an undecided cell can show
-        # different numbers in different layouts.
-        varying = union & ~inter
-        bits = [i for i in range(n) if fresh >> i & 1 and nbr[i] & varying]
-        parts: dict[tuple[int, ...], list[int]] = {}
-        if bits:
-            for lay in group:
-                key = tuple([(lay & nbr[i]).bit_count() for i in bits])
-                parts.setdefault(key, []).append(lay)
-        if len(parts) > 1:
-            result = sum(wins(frozenset(q), union) for q in parts.values())
-        else:
-            result = best(group, union, varying, None)
-        memo[group] = result
-        return result
-
-    def best(group: frozenset[int], union: int, varying: int, out: dict[int, int] | None) -> int:
-        # The best click's count.  Clicks are tried by layouts where they
-        # are safe (most first): a click cannot win more, so once that
-        # bound cannot beat the best so far, neither can any later click,
-        # and a click stops as soon as its count plus its unexamined safe
-        # layouts cannot.  A dead click (one number wherever it is safe)
-        # tells nothing but its own safety, so it can wait: it is tried only
-        # when every click is dead.  (Not with flags: a flagged cell cannot
-        # be clicked, and a dead click that makes it safe can tell more than
-        # any clickable cell.)  The root with ``every`` counts every click
-        # in full into ``out``; otherwise ties go to the lower index.
-        m = len(group)
-        options = sorted(
-            (-(m - sum(lay >> i & 1 for lay in group)), i)
-            for i in range(n)
-            if varying >> i & 1 and clickable[i]
-        )
-        full_count = out is not None and every
-        defer = defer_dead and not full_count
-        by_index = out is not None
-        top, top_i = 0, n
-        dead: list[tuple[int, int, list[list[int]]]] = []
-        any_live = False
-        for neg_safe, i in options:
-            if not full_count and not beats(-neg_safe, i, top, top_i, by_index):
-                break
-            split = split_by(group, i)
-            if defer and len(split) < 2:
-                dead.append((-neg_safe, i, split))
-                continue
-            any_live = True
-            top, top_i = tried(union, -neg_safe, i, split, top, top_i, full_count, out)
-        if not any_live:  # every click is dead: try them after all
-            for safe, i, split in dead:
-                if not beats(safe, i, top, top_i, by_index):
-                    break
-                top, top_i = tried(union, safe, i, split, top, top_i, False, out)
-        return top
-
-    def split_by(group: frozenset[int], i: int) -> list[list[int]]:
-        # the layouts where cell i is safe, by the number it shows
-        split: list[list[int]] = [[] for _ in range(9)]
-        for lay in group:
-            if not lay >> i & 1:
-                split[(lay & nbr[i]).bit_count()].append(lay)
-        return [q for q in split if q]
-
-    def tried(
-        union: int,
-        safe: int,
-        i: int,
-        split: list[list[int]],
-        top: int,
-        top_i: int,
-        full_count: bool,
-        out: dict[int, int] | None,
-    ) -> tuple[int, int]:
-        # count click i (unless it cannot beat the best); the new best
-        total, rest = 0, safe
-        for q in split:
-            rest -= len(q)
-            total += wins(frozenset(q), union)
-            if not full_count and not beats(total + rest, i, top, top_i, out is not None):
-                return top, top_i
-        if out is not None:
-            out[i] = total
-        if beats(total, i, top, top_i, True):
-            return total, i
-        return top, top_i
-
-    def beats(value: int, i: int, top: int, top_i: int, by_index: bool) -> bool:
-        return value > top or (by_index and value == top and i < top_i)
-
-    union = 0
-    inter = full
-    for lay in layouts:
-        union |= lay
-        inter &= lay
-    won: dict[int, int] = {}
-    best(frozenset(layouts), union, union & ~inter, won)
-    return won
-
-
-#: How :func:`_layouts` places the cells: the cell of each step, the
-#: numbers (constraint ids) it touches, how many of each number's cells are
-#: still unplaced after it, and each number's mines still to place.
-_Plan = tuple[list[int], list[list[int]], list[list[int]], list[int]]
-
-
-def _placement_plan(
-    cells: NDArray[np.int8],
-    known: NDArray[np.bool_],
-    unknown: list[tuple[int, int]],
-    index: dict[tuple[int, int], int],
-) -> _Plan:
-    """The order in which :func:`_layouts` places cells, and its checks.
-
-    The cells some number constrains come first (row-major), so that a
-    branch that can no longer meet a number stops at once; the
-    unconstrained cells, placed last, never dead-end.
-    """
-    cons: list[tuple[int, list[int]]] = []
-    known_nb = adjacent_counts(known)
-    placed = np.zeros(cells.shape, dtype=bool)
-    if unknown:
-        placed[tuple(np.array(unknown).T)] = True
-    # (the numbers next to a cell to place, row-major; the others have no members)
-    for r, c in np.argwhere((cells >= 0) & (adjacent_counts(placed) > 0)).tolist():
-        members = [index[(r + dr, c + dc)] for dr, dc in _NEIGHBOURS if (r + dr, c + dc) in index]
-        if members:
-            cons.append((int(cells[r, c] - known_nb[r, c]), members))
-    n = len(unknown)
-    seen = sorted({i for _, members in cons for i in members})
-    order = seen + sorted(set(range(n)) - set(seen))
-    at = {i: k for k, i in enumerate(order)}
-    of_step: list[list[int]] = [[] for _ in range(n)]
-    for j, (_, members) in enumerate(cons):
-        for i in members:
-            of_step[at[i]].append(j)
-    # room[k][t]: cells of the t-th number of step k still unplaced after it
-    room = [[sum(at[i] > k for i in cons[j][1]) for j in of_step[k]] for k in range(n)]
-    return order, of_step, room, [v for v, _ in cons]
-
-
-def _flat_plan(plan: _Plan) -> tuple[NDArray[np.int64], ...]:
-    """A :data:`_Plan` as the arrays the compiled listing takes."""
-    order, of_step, room, need = plan
-    ptr = np.zeros(len(order) + 1, dtype=np.int64)
-    ptr[1:] = np.cumsum([len(js) for js in of_step])
-    flat_cons = np.array([j for js in of_step for j in js], dtype=np.int64)
-    flat_room = np.array([r for rs in room for r in rs], dtype=np.int64)
-    return (
-        np.array(order, dtype=np.int64),
-        ptr,
-        flat_cons,
-        flat_room,
-        np.array(need, dtype=np.int64),
-    )
-
-
-def _layouts(
-    cells: NDArray[np.int8],
-    known: NDArray[np.bool_],
-    mines: int,
-    unknown: list[tuple[int, int]],
-    index: dict[tuple[int, int], int],
-    limit: int | None = None,
-) -> list[int]:
-    """Every layout of ``mines`` mines over ``unknown`` that fits the numbers.
-
-    ``known`` marks certain mines outside ``unknown``; cells neither known
-    nor in ``unknown`` are certainly safe.  Cells are placed in the order of
-    :func:`_placement_plan`, checking at every step that each number can
-    still be met by its unplaced cells.  Raises :class:`_OverBudget` after
-    ``limit`` placement steps (numbers that can each still be met but not
-    together can still grow a dead tree).
-    """
-    order, of_step, room, need = _placement_plan(cells, known, unknown, index)
-    n = len(unknown)
-    out: list[int] = []
-    steps = [limit]
-
-    def place(k: int, left: int, lay: int) -> None:
-        if steps[0] is not None:
-            steps[0] -= 1
-            if steps[0] < 0:
-                raise _OverBudget
-        if left < 0 or left > n - k:
-            return
-        if k == n:
-            if left == 0:
-                out.append(lay)
-            return
-        js, rooms = of_step[k], room[k]
-        for bit in (0, 1):
-            for j in js:
-                need[j] -= bit
-            if all(0 <= need[j] <= r for j, r in zip(js, rooms, strict=True)):
-                place(k + 1, left - bit, lay | (bit << order[k]))
-            for j in js:
-                need[j] += bit
-
-    place(0, mines, 0)
-    # the order of a plain cell-by-cell enumeration (cell 0 varies slowest)
-    out.sort(key=lambda lay: [lay >> i & 1 for i in range(n)])
-    return out
-
-
 def hint(game_or_snapshot: Game | Snapshot, *, trust_flags: bool = False) -> Hint:
     """The move :class:`SolverPolicy` would make, with its mine probability.
 
@@ -1127,8 +613,6 @@ def hint(game_or_snapshot: Game | Snapshot, *, trust_flags: bool = False) -> Hin
     >>> 0.0 <= ns.solver.hint(game).probability < 1.0
     True
     """
-    from ..errors import GameOverError
-
     if not isinstance(game_or_snapshot, (Game, Snapshot)):
         raise TypeError(
             f"hint needs a Game or a Snapshot, got {type(game_or_snapshot).__name__} "
@@ -1142,23 +626,25 @@ def hint(game_or_snapshot: Game | Snapshot, *, trust_flags: bool = False) -> Hin
     if not (cells == HIDDEN).any():
         raise IllegalMoveError("no hidden, unflagged cell to reveal: unflag one first")
     rows, cols = cells.shape
+    policy = SolverPolicy(rule)
+    engine = policy._engine
     if not (cells >= 0).any():
         r, c = _unflagged_near(cells, _first_click(rows, cols, rule))
         if rule is None:  # no rule protects the first click: it is a guess like any other
-            p = float(analyze(cells, mines, trust_flags=trust_flags).probabilities[r, c])
+            p = engine.analyze(cells, mines, trust_flags=trust_flags).probability(r, c)
             return Hint(r, c, p, p == 0.0)
         return Hint(r, c, 0.0, True)
-    a = analyze(cells, mines, trust_flags=trust_flags)
-    policy = SolverPolicy(rule)
+    a = engine.analyze(cells, mines, trust_flags=trust_flags)
     safe, _ = _local_rules(cells)
     safe &= cells == HIDDEN
-    if safe.any():
-        r, c = (int(v) for v in np.argwhere(safe)[0])
+    flat = int(np.argmax(safe))
+    if safe.flat[flat]:
+        r, c = divmod(flat, cols)
     else:
-        move = policy._choose(cells, mines)
+        move = policy._choose(cells, mines, None if trust_flags else a)
         r, c = move.row, move.col
-    p = float(a.probabilities[r, c])
-    return Hint(r, c, p, p == 0.0 and bool(a.safe.size) and _listed(a.safe, r, c))
+    p = a.probability(r, c)
+    return Hint(r, c, p, p == 0.0 and a.certainly_safe(r, c))
 
 
 def _check_batch(visible: ArrayLike, mines_left: ArrayLike) -> tuple[NDArray[np.int8], Any]:
@@ -1171,7 +657,7 @@ def _check_batch(visible: ArrayLike, mines_left: ArrayLike) -> tuple[NDArray[np.
         raise InvalidBoardError(
             f"mines_left must give one count per game ({len(cells)}), got shape {left.shape}"
         )
-    stuck = ~(cells == HIDDEN).reshape(len(cells), -1).any(axis=1)
+    stuck = ~(cells == HIDDEN).any(axis=(1, 2))
     if stuck.any():
         raise IllegalMoveError(
             f"game {int(np.argmax(stuck))} has no hidden, unflagged cell to reveal: "
@@ -1188,7 +674,3 @@ def _unflagged_near(cells: NDArray[np.int8], cell: tuple[int, int]) -> tuple[int
     far = np.maximum(np.abs(hidden[:, 0] - cell[0]), np.abs(hidden[:, 1] - cell[1]))
     r, c = hidden[int(np.argmin(far))]
     return int(r), int(c)
-
-
-def _listed(cells: NDArray[np.intp], r: int, c: int) -> bool:
-    return bool(((cells[:, 0] == r) & (cells[:, 1] == c)).any())

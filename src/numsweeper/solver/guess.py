@@ -1,7 +1,12 @@
-"""The policy's guess: David Hill's way of choosing a cell that may be a mine.
+"""The policy's guesses: which cell to click when none is certainly safe.
 
-Private to :mod:`numsweeper.solver.policy`.  When no cell is certainly safe
-and the endgame search does not apply, every candidate cell (within a window
+Private to :mod:`numsweeper.solver.policy`.
+
+A **forced pair** (:func:`forced_pair`) comes first: two side-by-side cells
+that hold at most one mine and that nothing else can ever tell apart.
+
+Otherwise, **David Hill's guess** (:func:`hill_guess`, the default): when the
+endgame search does not apply either, every candidate cell (within a window
 of the safest one) is scored by
 
     P(safe) * E[outlook after the click] * influence
@@ -27,6 +32,10 @@ at most about 40).
 This follows the guess of David Hill's JavaScript/Java solver
 (https://github.com/DavidNHill/Minesweeper, ``SolverMain`` and
 ``EvaluateLocations``), re-derived over our exact engine.
+
+The older **look-ahead guess** (:func:`lookahead_guess`, ``guess='lookahead'``)
+takes, among the cells within a tolerance of the lowest mine probability,
+the one of the highest secondary safety.
 """
 
 from __future__ import annotations
@@ -35,12 +44,23 @@ import math
 from collections.abc import Callable
 
 import numpy as np
+from numba import types as nt
 from numpy.typing import NDArray
 
-from .._constants import HIDDEN
+from .._constants import FLAG, HIDDEN
 from .._kernels import adjacent_counts
 from ..errors import InvalidBoardError
-from .analysis import Analysis, _Given, _kernel
+from ._jit import frozen, kernel, readonly
+from .analysis import Analysis, Analyzer
+
+__all__ = [
+    "candidates",
+    "forced_pair",
+    "hill_guess",
+    "lookahead_guess",
+    "outlook",
+    "quick_guess",
+]
 
 #: Candidates: cells whose safety is at least this share of the best one's.
 WINDOW = 0.9
@@ -61,170 +81,22 @@ _Dist = tuple[NDArray[np.float64], NDArray[np.float64], int]
 Prober = Callable[[NDArray[np.int8], int, Cell], Callable[[int], Analysis]]
 
 
-def _same_set(undecided: NDArray[np.bool_], r: int, c: int, x: int, y: int) -> bool:
-    """Whether hidden ``(r, c)``'s undecided neighbours are exactly number ``(x, y)``'s."""
-    rows, cols = undecided.shape
-    mine = {
-        (i, j)
-        for i in range(max(r - 1, 0), min(r + 2, rows))
-        for j in range(max(c - 1, 0), min(c + 2, cols))
-        if (i, j) != (r, c) and undecided[i, j]
-    }
-    theirs = {
-        (i, j)
-        for i in range(max(x - 1, 0), min(x + 2, rows))
-        for j in range(max(y - 1, 0), min(y + 2, cols))
-        if undecided[i, j]
-    }
-    return mine == theirs
-
-
-def dead_cells(cells: NDArray[np.int8], probabilities: NDArray[np.float64]) -> NDArray[np.bool_]:
-    """Hidden cells whose number, if safe, the numbers shown already tell.
-
-    A hidden cell that is not a certain mine is *dead* when none of its
-    neighbours is undecided, or when its undecided neighbours are exactly
-    those of some revealed number: its own number is then that number's
-    need plus the certain mines around it.  (A sufficient test: Hill's.)
-    This is the rule over a whole board, cell by cell; the guess applies it
-    lazily, to the few cells it needs, in :func:`outlook` (the tests check
-    the two agree).
-
-    Parameters
-    ----------
-    cells : ndarray of int8, shape (rows, cols)
-        Visible state.
-    probabilities : ndarray of float64, shape (rows, cols)
-        Its exact mine probabilities (0 and 1 only for certain cells).
-
-    Returns
-    -------
-    ndarray of bool, shape (rows, cols)
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> import numsweeper as ns
-    >>> from numsweeper.solver._guess import dead_cells
-    >>> H = ns.HIDDEN
-    >>> visible = np.array([[1, H, H], [1, H, H]], dtype=np.int8)
-    >>> a = ns.solver.analyze(visible, 1)
-    >>> dead_cells(visible, a.probabilities).astype(int)
-    array([[0, 0, 1],
-           [0, 0, 1]])
-    """
-    hidden = cells < 0
-    undecided = hidden & (probabilities > 0) & (probabilities < 1)
-    dead = np.zeros(cells.shape, dtype=bool)
-    for r, c in np.argwhere(hidden & ~(probabilities >= 1)).tolist():
-        dead[r, c] = _is_dead(cells, undecided, r, c)
-    return dead
-
-
-def _is_dead(cells: NDArray[np.int8], undecided: NDArray[np.bool_], r: int, c: int) -> bool:
-    """:func:`dead_cells` for one cell, by plain sets (the reference)."""
-    rows, cols = cells.shape
-    near = [
-        (i, j)
-        for i in range(max(r - 1, 0), min(r + 2, rows))
-        for j in range(max(c - 1, 0), min(c + 2, cols))
-        if (i, j) != (r, c)
-    ]
-    if not any(undecided[i, j] for i, j in near):
-        return True
-    return any(
-        _same_set(undecided, r, c, x, y)
-        for x in range(max(r - 2, 0), min(r + 3, rows))
-        for y in range(max(c - 2, 0), min(c + 3, cols))
-        if cells[x, y] >= 0
-    )
-
-
-def outlook(
-    probe: NDArray[np.int8], q: NDArray[np.float64], off_at: int
-) -> tuple[float, float, bool]:
-    """The two best living safeties after a click, and whether a living cell is safe.
-
-    Parameters
-    ----------
-    probe : ndarray of int8, shape (rows, cols)
-        Visible state after the click.
-    q : ndarray of float64, shape (rows, cols)
-        Its mine probabilities.
-    off_at : int
-        Flat index of a hidden cell next to no number (all such cells share
-        one probability), or -1 if there is none.
-
-    Returns
-    -------
-    s1, s2 : float
-        The two best safeties among the living cells and two copies of the
-        off-frontier safety (0 where there are fewer cells).
-    live_safe : bool
-        Whether some living cell is certainly safe.
-
-    Notes
-    -----
-    Only as many cells as needed are tested for death, safest first, by
-    :func:`dead_cells`' rule on a bordered byte copy of the board.  With
-    numba installed the same steps run compiled (the same floats).
-    """
-    kernel = _kernel()
-    if kernel is not None:
-        s1, s2, live_safe = kernel.outlook(probe, q, off_at)
-        return s1, s2, live_safe
-    rows, cols = probe.shape
-    hidden = probe < 0
-    # one byte per cell, with a border: 1 undecided, 2 revealed
-    width = cols + 2
-    pad = np.zeros((rows + 2, width), dtype=np.uint8)
-    pad[1:-1, 1:-1] = (hidden & (q > 0) & (q < 1)) | (~hidden << np.uint8(1))
-    kind = pad.tobytes()
-    around = (-width - 1, -width, -width + 1, -1, 1, width - 1, width, width + 1)
-    flat = np.flatnonzero(probe == HIDDEN)
-    qf = q.ravel()[flat]
-    found: list[float] = []
-    live_safe = False
-    for j in np.argsort(qf, kind="stable").tolist():
-        qi = float(qf[j])
-        if qi < 1.0:
-            r, c = divmod(int(flat[j]), cols)
-            i = (r + 1) * width + c + 1
-            own = {i + o for o in around if kind[i + o] & 1}
-            if not own:
-                continue  # no undecided neighbour
-            # a number with the same undecided neighbours touches all of them
-            u = min(own)
-            if any(
-                kind[v] & 2 and own == {v + o for o in (0, *around) if kind[v + o] & 1}
-                for v in (u + o for o in around)
-            ):
-                continue
-        if not found and qi == 0.0:
-            live_safe = True
-        found.append(1.0 - qi)
-        if len(found) == 2:
-            break
-    floor = 1.0 - float(q.flat[off_at]) if off_at >= 0 else 0.0
-    best = sorted([*found, 0.0, 0.0, floor, floor], reverse=True)
-    return best[0], best[1], live_safe
-
-
 class _Influence:
     """Hill's 50/50 influence of each click in one position.
 
     Counts are shares of the position's layouts, as floats.  A set of cells
     is split into its frontier part, whose layouts by mine total are counted
-    given those cells are mines (``analysis._Given``, on the position's own
-    structure; cached per set), and its off-frontier part, counted in
+    given those cells are mines (:meth:`Analyzer.given`, on the position's
+    own structure; cached per set), and its off-frontier part, counted in
     closed form over the frontier's mine totals.  The totals are summed in
     increasing order, so the floats do not depend on the order in which a
-    count lists them (the compiled and the pure-Python counts list them
-    differently).
+    count lists them.
     """
 
-    def __init__(self, cells: NDArray[np.int8], mines: int, a: Analysis, max_states: int) -> None:
-        self.cells, self.mines, self.a = cells, mines, a
+    def __init__(
+        self, engine: Analyzer, cells: NDArray[np.int8], mines: int, a: Analysis, max_states: int
+    ) -> None:
+        self.engine, self.cells, self.mines, self.a = engine, cells, mines, a
         self.rows, self.cols = cells.shape
         self.revealed = cells >= 0
         self.front = ~self.revealed & (adjacent_counts(self.revealed) > 0)
@@ -238,7 +110,7 @@ class _Influence:
         self.kind: list[list[int]] = np.where(self.revealed, 0, kind).tolist()
         self.on_front: list[list[bool]] = self.front.tolist()
         self.max_states = max_states
-        self.given: _Given | None = None  # (made on first use)
+        self.given: Callable[[frozenset[Cell]], tuple[dict[int, int], int] | None] | None = None
         self.counts: dict[tuple[frozenset[Cell], int], float] = {}
         self.dists: dict[frozenset[Cell], _Dist | None] = {}
 
@@ -251,8 +123,8 @@ class _Influence:
         if not xf:
             layouts = self.a.frontier_mines, self.a.mines_left
         elif self._fits(xf):
-            if self.given is None:
-                self.given = _Given(self.cells, self.mines, self.max_states)
+            if self.given is None:  # (made on first use)
+                self.given = self.engine.given(self.cells, self.mines, self.max_states)
             layouts = self.given(xf)
         d = None
         if layouts is not None:
@@ -404,7 +276,7 @@ def candidates(cells: NDArray[np.int8], p: NDArray[np.float64]) -> NDArray[np.in
     --------
     >>> import numpy as np
     >>> import numsweeper as ns
-    >>> from numsweeper.solver._guess import candidates
+    >>> from numsweeper.solver.guess import candidates
     >>> H = ns.HIDDEN
     >>> visible = np.array([[1, H, H], [H, H, H]], dtype=np.int8)
     >>> p = ns.solver.analyze(visible, 1).probabilities
@@ -439,6 +311,7 @@ def hill_guess(
     a: Analysis,
     clickable: NDArray[np.bool_],
     prober: Prober,
+    engine: Analyzer,
     max_states: int,
     record: dict[Cell, tuple[float, int, int, int] | str] | None = None,
 ) -> Cell | None:
@@ -458,7 +331,10 @@ def hill_guess(
         ``prober(cells, mines, cell)`` returns a function that analyses
         ``cells`` with ``cell`` shown as a given number, for the look-ahead
         (what it does not need to redo for each number is done once:
-        ``analysis._Prober``; the policy's keeps each analysis in its cache).
+        :meth:`Analyzer.prober`; the policy's keeps each analysis in its
+        memory).
+    engine : Analyzer
+        The engine that counts the influence factor's layouts.
     max_states : int
         Guard for the influence factor's own analyses.
     record : dict, optional
@@ -484,12 +360,13 @@ def hill_guess(
     >>> import numpy as np
     >>> import numsweeper as ns
     >>> from numsweeper.solver import analyze
-    >>> from numsweeper.solver._guess import hill_guess
-    >>> from numsweeper.solver.analysis import _Prober
+    >>> from numsweeper.solver.guess import hill_guess
     >>> H = ns.HIDDEN
     >>> visible = np.array([[1, H, H], [H, H, H]], dtype=np.int8)
     >>> a = analyze(visible, 1)
-    >>> hill_guess(visible, 1, a, visible == H, _Prober, ns.solver.MAX_STATES)
+    >>> engine = ns.solver.Analyzer()
+    >>> prober = lambda cells, mines, cell: engine.prober(cells, mines, cell, ns.solver.MAX_STATES)
+    >>> hill_guess(visible, 1, a, visible == H, prober, engine, ns.solver.MAX_STATES)
     (0, 2)
     """
     p = np.where(clickable, a.probabilities, np.inf)
@@ -499,7 +376,7 @@ def hill_guess(
     hidden = cells < 0
     hidden_nb = adjacent_counts(hidden)
     off0 = clickable & (adjacent_counts(~hidden) == 0)
-    influence = _Influence(cells, mines, a, max_states)
+    influence = _Influence(engine, cells, mines, a, max_states)
     # A clicked cell shows its certain mines plus some of its undecided
     # neighbours: numbers outside that range need no analysis.
     undecided = hidden & ~influence.certain & ~influence.safe
@@ -573,7 +450,10 @@ def hill_guess(
             weight = b.layouts / total
             unseen -= weight
             exact = exact and b.exact
-            s1, s2, live_safe = outlook(probe, b.probabilities, off_at)
+            front_flat, front_p = b.frontier_probabilities()
+            s1, s2, live_safe = outlook(
+                frozen(probe), front_flat, front_p, b.off_probability, off_at
+            )
             seen[n] = weight, 4 * s1 + s2, live_safe
             reached += weight * (4 * s1 + s2) / 5
         else:
@@ -594,3 +474,289 @@ def hill_guess(
             elif best_key is None or key > best_key:
                 best_key, best = key, (r, c)
     return best if best is not None else dead
+
+
+def lookahead_guess(
+    cells: NDArray[np.int8],
+    mines: int,
+    a: Analysis,
+    clickable: NDArray[np.bool_],
+    analysed: Callable[[NDArray[np.int8], int], Analysis],
+    *,
+    tolerance: float,
+    limit: int,
+) -> Cell:
+    """The ``'lookahead'`` guess: secondary safety among near-safest cells.
+
+    Among the clickable cells within ``tolerance`` of the lowest mine
+    probability (at most ``limit``, the likeliest and those with fewer
+    hidden neighbours first; cells off the frontier, all alike, at most
+    three), the click of the highest secondary safety: its safety times
+    the safety of the best next move, over the numbers it can show
+    (``analysed(cells, mines)`` analyses each).
+    """
+    p = np.where(clickable, a.probabilities, np.inf)
+    best = float(p.min())
+    hidden_nb = adjacent_counts(cells < 0)
+    near = clickable & (p <= best + tolerance)
+    front = clickable & (adjacent_counts(cells >= 0) > 0)
+    rc = np.argwhere(near)
+    # rank: probability, then fewer hidden neighbours; cap the off-frontier
+    # cells (all alike) so that corners and edges represent them
+    order = np.lexsort((rc[:, 1], rc[:, 0], hidden_nb[near], p[near]))
+    rc = rc[order]
+    on_front = front[rc[:, 0], rc[:, 1]]
+    off_rc = rc[~on_front][:3]
+    rc = np.concatenate([rc[on_front][: limit - len(off_rc)], off_rc])
+    if len(rc) == 1:
+        r, c = (int(v) for v in rc[0])
+        return r, c
+    total = a.layouts
+    # A clicked cell shows its certain mines plus some of its undecided
+    # neighbours: numbers outside that range need no analysis.
+    certain = np.zeros(cells.shape, dtype=bool)
+    certain[tuple(a.mines.T)] = True
+    decided = certain.copy()
+    decided[tuple(a.safe.T)] = True
+    low = adjacent_counts(certain)
+    high = low + adjacent_counts((cells < 0) & ~decided)
+    best_key: tuple[float, float, int, int, int] | None = None
+    best_rc = (int(rc[0][0]), int(rc[0][1]))
+    for r, c in rc.tolist():
+        score = opening = 0.0
+        # The score can reach at most the click's own safety: stop as soon
+        # as even that cannot catch the best so far (pure speed-up; the
+        # margin keeps near-ties for the tie-breaks).
+        unseen = 1.0 - float(p[r, c])
+        target = -best_key[0] if best_key is not None else -1.0
+        if unseen + 1e-9 < target:
+            continue
+        probe = cells.copy()
+        pruned = False
+        for n in range(int(low[r, c]), int(high[r, c]) + 1):
+            if score + unseen + 1e-9 < target:
+                pruned = True
+                break
+            probe[r, c] = n
+            try:
+                b = analysed(probe, mines)
+            except InvalidBoardError:
+                continue
+            weight = b.layouts / total
+            unseen -= weight
+            if n == 0:
+                opening = weight
+            open_ = probe == HIDDEN
+            if any(open_[x, y] for x, y in b.safe.tolist()):
+                score += weight
+            else:
+                score += weight * (1.0 - float(np.min(b.probabilities[open_], initial=1.0)))
+        key = (-score, -opening, int(hidden_nb[r, c]), r, c)
+        if not pruned and (best_key is None or key < best_key):
+            best_key, best_rc = key, (r, c)
+    return best_rc
+
+
+def quick_guess(
+    cells: NDArray[np.int8], a: Analysis, clickable: NDArray[np.bool_], tolerance: float
+) -> Cell:
+    """The guess for a position with a huge untouched area: no look-ahead.
+
+    The cell :func:`lookahead_guess` ranks first: among the clickable cells
+    within ``tolerance`` of the lowest mine probability, a cell next to a
+    number if there is one, else one off the frontier; the likeliest, then
+    the one with fewer hidden neighbours, then the first in row-major
+    order.  It reads the analysis per frontier cell, never as a grid of
+    floats, so its memory follows the frontier (and a byte or two per cell).
+    """
+    cols = cells.shape[1]
+    flat, q = a.frontier_probabilities()
+    click = clickable.ravel()[flat]
+    flat, q = flat[click], q[click]
+    off = clickable.ravel().copy()
+    off[a.frontier_probabilities()[0]] = False
+    best = min(float(q.min()) if len(q) else math.inf, a.off_probability if off.any() else math.inf)
+    hidden_nb = adjacent_counts(cells < 0).ravel()
+    near = q <= best + tolerance
+    if near.any():
+        found = flat[near]
+        first = np.lexsort((found, hidden_nb[found], q[near]))[0]
+        r, c = divmod(int(found[first]), cols)
+        return r, c
+    found = np.flatnonzero(off)  # (all alike, so all near)
+    r, c = divmod(int(found[np.argmin(hidden_nb[found])]), cols)
+    return r, c
+
+
+def forced_pair(
+    cells: NDArray[np.int8], mines: int, a: Analysis, engine: Analyzer, max_states: int
+) -> tuple[Cell, Cell] | None:
+    """A sealed pair: a guess that no other click can make less risky.
+
+    Two side-by-side undecided cells whose six outer neighbours (the three
+    beyond each end) are off the board or certain mines can only ever be
+    told apart by clicking one of them: every other cell that will show a
+    number touches both.  If they cannot both be mines, one of them must be
+    clicked sooner or later (unless later numbers show both safe), and no
+    other click can lower the risk of that click, so it is best taken now,
+    when its number may still help elsewhere.  Flags count as hidden.
+    """
+    rows, cols = cells.shape
+    undecided = (cells == HIDDEN) & a.undecided
+    sealed = np.ones((rows + 4, cols + 4), dtype=bool)  # off-board cells seal
+    sealed[2:-2, 2:-2] = False
+    if len(a.mines):
+        sealed[a.mines[:, 0] + 2, a.mines[:, 1] + 2] = True
+    for dr, dc in ((0, 1), (1, 0)):
+        pair = undecided[: rows - dr, : cols - dc] & undecided[dr:, dc:]
+        for k in (-1, 0, 1):  # the three cells beyond each end
+            sr, sc = (k, -1) if dc else (-1, k)
+            er, ec = (k, 2) if dc else (2, k)
+            pair &= sealed[2 + sr : 2 + sr + rows - dr, 2 + sc : 2 + sc + cols - dc]
+            pair &= sealed[2 + er : 2 + er + rows - dr, 2 + ec : 2 + ec + cols - dc]
+        for r, c in np.argwhere(pair).tolist():
+            if a.probability(r, c) + a.probability(r + dr, c + dc) > 1.0 + 1e-9:
+                continue  # at most one mine means at most 1 expected
+            both = np.where(cells == FLAG, HIDDEN, cells).astype(np.int8)
+            both[r, c] = both[r + dr, c + dc] = FLAG
+            try:
+                engine.layouts_by_total(both, mines, trust_flags=True, max_states=max_states)
+            except InvalidBoardError:
+                return (r, c), (r + dr, c + dc)
+    return None
+
+
+# -- kernels ------------------------------------------------------------------
+
+
+@kernel(
+    readonly(nt.int8[:, ::1]),
+    readonly(nt.int64[::1]),
+    readonly(nt.float64[::1]),
+    nt.float64,
+    nt.int64,
+)
+def outlook(
+    probe: NDArray[np.int8],
+    front_flat: NDArray[np.intp],
+    front_p: NDArray[np.float64],
+    off_p: float,
+    off_at: int,
+) -> tuple[float, float, bool]:
+    """The two best living safeties after a click, and whether a living cell is safe.
+
+    Parameters
+    ----------
+    probe : ndarray of int8, shape (rows, cols)
+        Visible state after the click.
+    front_flat, front_p : ndarray of intp and of float64, shape (k,)
+        Its frontier cells (flat indices) and their mine probabilities
+        (:meth:`Analysis.frontier_probabilities`).
+    off_p : float
+        The mine probability of its other hidden cells
+        (:attr:`Analysis.off_probability`).
+    off_at : int
+        Flat index of a hidden cell next to no number, or -1 if there is
+        none.
+
+    Returns
+    -------
+    s1, s2 : float
+        The two best safeties among the living cells and two copies of the
+        off-frontier safety (0 where there are fewer cells).
+    live_safe : bool
+        Whether some living cell is certainly safe.
+
+    Notes
+    -----
+    A hidden cell that is not a certain mine is *dead* when none of its
+    neighbours is undecided, or when its undecided neighbours are exactly
+    those of some revealed number: its own number is then that number's
+    need plus the certain mines around it (a sufficient test: Hill's).  Only
+    as many cells as needed are tested, safest first (a stable sort: by
+    probability, then row-major), on a bordered byte grid (1 undecided, 2
+    revealed).
+    """
+    rows, cols = probe.shape
+    q = np.full(rows * cols, off_p)  # (read at hidden cells only)
+    for i in range(front_flat.shape[0]):
+        q[front_flat[i]] = front_p[i]
+    width = cols + 2
+    kind = np.zeros((rows + 2) * width, dtype=np.uint8)
+    n_hidden = 0
+    for r in range(rows):
+        for c in range(cols):
+            v = probe[r, c]
+            if v >= 0:
+                kind[(r + 1) * width + c + 1] = 2
+            elif 0.0 < q[r * cols + c] < 1.0:
+                kind[(r + 1) * width + c + 1] = 1
+            if v == -1:  # HIDDEN: clickable (a flag is hidden, not clickable)
+                n_hidden += 1
+    flat = np.empty(n_hidden, dtype=np.int64)
+    qf = np.empty(n_hidden, dtype=np.float64)
+    j = 0
+    for r in range(rows):
+        for c in range(cols):
+            if probe[r, c] == -1:
+                flat[j] = r * cols + c
+                qf[j] = q[r * cols + c]
+                j += 1
+    # the neighbour offsets in increasing order; with the cell's own, 0
+    around = np.array(
+        [-width - 1, -width, -width + 1, -1, 1, width - 1, width, width + 1], dtype=np.int64
+    )
+    with_own = np.array(
+        [-width - 1, -width, -width + 1, -1, 0, 1, width - 1, width, width + 1], dtype=np.int64
+    )
+    own = np.empty(8, dtype=np.int64)
+    theirs = np.empty(9, dtype=np.int64)
+    found = np.zeros(6, dtype=np.float64)  # the safeties found, then 0, 0, floor, floor
+    n_found = 0
+    live_safe = False
+    for jj in np.argsort(qf, kind="mergesort"):  # stable
+        qi = qf[jj]
+        if qi < 1.0:
+            r, c = flat[jj] // cols, flat[jj] % cols
+            i = (r + 1) * width + c + 1
+            n_own = 0
+            for o in around:
+                if kind[i + o] & 1:
+                    own[n_own] = i + o
+                    n_own += 1
+            if n_own == 0:
+                continue  # no undecided neighbour
+            # a number with the same undecided neighbours touches all of them,
+            # so it is next to the first of them (own is in increasing order)
+            dead = False
+            for o in around:
+                v = own[0] + o
+                if not kind[v] & 2:
+                    continue
+                n_theirs = 0
+                for p in with_own:
+                    if kind[v + p] & 1:
+                        theirs[n_theirs] = v + p
+                        n_theirs += 1
+                if n_theirs == n_own:
+                    same = True
+                    for k in range(n_own):
+                        if theirs[k] != own[k]:
+                            same = False
+                            break
+                    if same:
+                        dead = True
+                        break
+            if dead:
+                continue
+        if n_found == 0 and qi == 0.0:
+            live_safe = True
+        found[n_found] = 1.0 - qi
+        n_found += 1
+        if n_found == 2:
+            break
+    floor = 1.0 - off_p if off_at >= 0 else 0.0
+    found[4] = floor
+    found[5] = floor
+    best = np.sort(found)
+    return best[5], best[4], live_safe

@@ -1,0 +1,585 @@
+"""The solver's compiled kernels, against plain references.
+
+Each kernel is the one implementation of its routine; these tests hold it to
+a plain reference written for the test (the structure's groups, components
+and elimination orders; the local rules round for round; the endgame's values
+by a plain expectimax), or, for the component count, to its Python-integer
+twin, which counts what int64 cannot hold.  The same source also runs
+uncompiled (``NUMBA_DISABLE_JIT=1``) and with numba's bounds checks on.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import os
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from numpy.typing import NDArray
+
+import numsweeper as ns
+from numsweeper._kernels import adjacent_counts
+from numsweeper.solver import analyze, local_rules
+from numsweeper.solver.counting import (
+    EMPTY,
+    FALLBACK,
+    OK,
+    TOO_LARGE,
+    Empty,
+    TooLarge,
+    count_exact,
+    count_parts,
+    unpack,
+)
+from numsweeper.solver.endgame import endgame_values
+from numsweeper.solver.structure import Frontier, frontier
+
+H, F = int(ns.HIDDEN), int(ns.FLAG)
+_NEIGHBOURS = [(dr, dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1) if dr or dc]
+
+
+def mid_game(
+    rng: np.random.Generator, rows: int, cols: int, mines: int, clicks: int
+) -> NDArray[np.int8]:
+    board = ns.Board.create(rows, cols, mines, ns.RandomPlacement(rng))
+    safe_cells = np.argwhere(~board.mines)
+    for r, c in safe_cells[rng.permutation(len(safe_cells))[:clicks]]:
+        board.reveal(int(r), int(c))
+    return np.where(board.revealed, board.counts, H).astype(np.int8)
+
+
+# -- the component count ----------------------------------------------------------
+
+
+def kernel_count(
+    order: list[int], cons: list[list[int]], sizes: list[int], need: list[int], guard: int
+) -> tuple[str, Any]:
+    """What the kernel makes of one component given as lists, comparably."""
+    ptr = np.zeros(len(order) + 1, dtype=np.int64)
+    np.cumsum([len(cons[g]) for g in order], out=ptr[1:])
+    info, values, single, _, _ = unpack(
+        count_parts(
+            np.array([sizes[g] for g in order], dtype=np.int64),
+            ptr,
+            np.array([c for g in order for c in cons[g]], dtype=np.int64),
+            np.array([0, len(order)], dtype=np.int64),
+            np.arange(len(order), dtype=np.int64),
+            np.array(need, dtype=np.int64),
+            np.zeros(1, dtype=np.int64),
+            guard,
+        )
+    )
+    status, step, low, width, at = info[0].tolist()
+    if status == FALLBACK:
+        return "fallback", None
+    if status == EMPTY:
+        return "empty", step
+    if status == TOO_LARGE:
+        return "too large", step
+    assert status == OK
+    poly = dict(enumerate(values[at : at + width].tolist(), start=low))
+    rows = values[at + width : at + (len(order) + 1) * width].reshape(len(order), width)
+    marginals = [dict(enumerate(row, start=low)) for row in rows.tolist()]
+    if width == 1:  # also listed group by group
+        assert single[:, 0].tolist() == [order[i] for i in range(len(order))]
+        assert single[:, 1].tolist() == [m[low] for m in marginals]
+        assert (single[:, 2] == poly[low]).all()
+    return "ok", (poly, marginals)
+
+
+def python_count(
+    order: list[int], cons: list[list[int]], sizes: list[int], need: list[int], guard: int
+) -> tuple[str, Any]:
+    """The Python-integer count of the same component, in the same terms."""
+    try:
+        poly, marginals = count_exact(order, cons, sizes, need, guard)
+    except Empty as exc:
+        return "empty", exc.constraint
+    except TooLarge as exc:
+        return "too large", sorted(exc.active)
+    low, high = min(poly), max(poly)
+    span = range(low, high + 1)
+    return "ok", (
+        {m: poly.get(m, 0) for m in span},
+        [{m: marg.get(m, 0) for m in span} for marg in marginals],
+    )
+
+
+def test_count_kernel_matches_the_python_integer_count() -> None:
+    # Abstract banded components with large groups: counts and marginals
+    # from small to far beyond 2**61, so every overflow check is exercised;
+    # the kernel must agree exactly, stop at the same step (empty, or too
+    # many states), or hand the component back.
+    rng = np.random.default_rng(0)
+    seen = {"ok": 0, "fallback": 0, "empty": 0, "too large": 0}
+    for _ in range(300):
+        k, n_cons = int(rng.integers(1, 22)), int(rng.integers(1, 10))
+        sizes = [int(rng.integers(1, 9)) for _ in range(k)]
+        cons = []
+        for g in range(k):
+            centre = g * n_cons / k
+            picks = rng.normal(centre, 1.5, int(rng.integers(1, 4)))
+            cons.append(sorted({int(np.clip(round(x), 0, n_cons - 1)) for x in picks}))
+        used = sorted({c for cs in cons for c in cs})
+        need = [0] * n_cons
+        for c in used:
+            room = sum(sizes[g] for g in range(k) if c in cons[g])
+            need[c] = min(8, room // 2 + int(rng.integers(-1, 2)))
+        order = list(range(k))
+        guard = int(rng.choice([50, 10**6]))
+        got = kernel_count(order, cons, sizes, need, guard)
+        want = python_count(order, cons, sizes, need, guard)
+        seen[got[0]] += 1
+        if got[0] == "fallback":
+            assert want[0] == "ok"
+            assert max(want[1][0].values()) * 8 > 2**55  # it fell back for a reason
+        elif got[0] == "ok":
+            assert got == want
+        else:  # the same kind of stop; the caller names what the step means
+            assert got[0] == want[0]
+    assert min(seen.values()) > 5, seen
+
+
+def test_counts_beyond_int64_fall_back_to_exact_python_integers() -> None:
+    # A 3 x 400 strip: hidden rows 0 and 2, numbers in row 1.  One component
+    # of 800 cells with far more than 2**61 layouts.
+    rng = np.random.default_rng(8)
+    layout = np.zeros((3, 400), dtype=bool)
+    layout[[0, 2]] = rng.random((2, 400)) < 0.3
+    cells = np.full(layout.shape, H, dtype=np.int8)
+    cells[1] = adjacent_counts(layout)[1]
+    mines = int(layout.sum())
+    shape = frontier(cells == H, cells >= 0)
+    need = cells.astype(np.int64).ravel()[shape.con_flat].tolist()
+    assert shape.n_parts == 1
+    order, sizes = shape.groups(0), shape.sizes.tolist()
+    assert kernel_count(order, shape.group_cons, sizes, need, 10**6)[0] == "fallback"
+    a = analyze(cells, mines)
+    poly, _ = count_exact(order, shape.group_cons, sizes, need, 10**6)
+    assert a.layouts == poly[mines] > 2**100
+    assert not layout[tuple(a.safe.T)].any()
+
+
+def test_relaxed_pieces_name_the_same_inconsistent_number() -> None:
+    # Under a tiny guard the count relaxes and splits a component; with two
+    # inconsistent pieces, they are counted in a fixed order and so name the
+    # same cell whatever else was counted before.
+    cells = np.array(
+        [[0, 3, H, H, H], [H, 1, H, H, 1], [H, H, 1, H, 2], [H, H, H, 1, H], [H, H, 0, 2, H]],
+        dtype=np.int8,
+    )
+    engine = ns.solver.Analyzer()
+    for _ in range(2):
+        with pytest.raises(ns.InvalidBoardError, match=r"the number at cell \(3, 3\) together"):
+            engine.analyze(cells, 6, max_states=2)
+
+
+# -- the structure -------------------------------------------------------------------
+
+
+def plain_structure(unknown: NDArray[np.bool_], revealed: NDArray[np.bool_]) -> dict[str, Any]:
+    """Numbers, frontier, groups and parts, cell by cell with plain sets.
+
+    Parts are Cuthill-McKee ordered: from the group of least degree (ties:
+    lower id), breadth first, each group's new neighbours by (degree, id).
+    """
+    rows, cols = unknown.shape
+    cells = [(r, c) for r in range(rows) for c in range(cols)]
+
+    def near(r: int, c: int) -> list[tuple[int, int]]:
+        return [
+            (r + dr, c + dc) for dr, dc in _NEIGHBOURS if 0 <= r + dr < rows and 0 <= c + dc < cols
+        ]
+
+    numbers = [x for x in cells if revealed[x] and any(unknown[y] for y in near(*x))]
+    con_id = {x: j for j, x in enumerate(numbers)}
+    front = [x for x in cells if unknown[x] and any(y in con_id for y in near(*x))]
+    sig = {x: tuple(sorted(con_id[y] for y in near(*x) if y in con_id)) for x in front}
+    padded = {x: (-1,) * (8 - len(s)) + s for x, s in sig.items()}
+    sizes = Counter(padded.values())
+    groups = sorted(sizes)
+    gid = {s: g for g, s in enumerate(groups)}
+    cons = [[c for c in s if c >= 0] for s in groups]
+    by_con: dict[int, set[int]] = {}
+    for g, cs in enumerate(cons):
+        for c in cs:
+            by_con.setdefault(c, set()).add(g)
+    adjacent = [{h for c in cs for h in by_con[c]} - {g} for g, cs in enumerate(cons)]
+    seen: set[int] = set()
+    parts = []
+    for s in range(len(groups)):
+        if s in seen:
+            continue
+        members, stack = {s}, [s]
+        while stack:
+            for h in adjacent[stack.pop()] - members:
+                members.add(h)
+                stack.append(h)
+        rank = {g: (len(adjacent[g]), g) for g in members}
+        order = [min(members, key=rank.__getitem__)]
+        seen.add(order[0])
+        for g in order:  # (grows as it goes: breadth first)
+            new = sorted(adjacent[g] - seen, key=rank.__getitem__)
+            seen.update(new)
+            order += new
+        parts.append(order)
+    return {
+        "con_flat": [r * cols + c for r, c in numbers],
+        "front_flat": [r * cols + c for r, c in front],
+        "group_of": [gid[padded[x]] for x in front],
+        "sigs": [list(s) for s in groups],
+        "sizes": [sizes[s] for s in groups],
+        "parts": parts,
+        "unconstrained": int(unknown.sum()) - len(front),
+    }
+
+
+def described(shape: Frontier) -> dict[str, Any]:
+    return {
+        "con_flat": shape.con_flat.tolist(),
+        "front_flat": shape.front_flat.tolist(),
+        "group_of": shape.group_of.tolist(),
+        "sigs": shape.sigs.tolist(),
+        "sizes": shape.sizes.tolist(),
+        "parts": [shape.groups(j) for j in range(shape.n_parts)],
+        "unconstrained": shape.unconstrained,
+    }
+
+
+def test_structure_matches_a_plain_reference() -> None:
+    # Random masks (flags, with trust_flags, are neither unknown nor
+    # revealed) and mid-game expert positions: the same numbers, frontier,
+    # groups, parts and elimination orders; and shape keys that tell parts
+    # apart exactly when their groups' numbers and sizes differ.
+    rng = np.random.default_rng(23)
+    parts = 0
+    for i in range(600):
+        rows, cols = int(rng.integers(1, 12)), int(rng.integers(1, 16))
+        if i % 3:
+            revealed = rng.random((rows, cols)) < rng.uniform(0, 1)
+            unknown = ~revealed & (rng.random((rows, cols)) < (0.8 if i % 2 else 1.0))
+        else:
+            cells = mid_game(rng, 16, 30, 99, int(rng.integers(0, 25)))
+            revealed, unknown = cells >= 0, cells < 0
+        shape = frontier(unknown, revealed)
+        assert described(shape) == plain_structure(unknown, revealed)
+        assert np.array_equal(shape.free_grid, adjacent_counts(unknown))
+        for j in range(shape.n_parts):
+            groups = shape.key_groups(j)
+            assert shape.cons(j) == sorted({c for g in groups for c in shape.group_cons[g]})
+            want = []
+            for g in groups:
+                where = [int(shape.con_flat[c]) for c in shape.group_cons[g]]
+                want.append([-1] * (8 - len(where)) + where + [int(shape.sizes[g])])
+            assert shape.key_rows[shape.bounds[j] : shape.bounds[j + 1]].tolist() == want
+        parts += shape.n_parts
+    assert parts > 1500
+    # a board of 45,000 numbers: the signature sort packs 3 ids per key
+    revealed = np.random.default_rng(1).random((300, 300)) < 0.5
+    shape = frontier(~revealed, revealed)
+    assert len(shape.con_flat) > 40_000
+    assert described(shape) == plain_structure(~revealed, revealed)
+
+
+# -- the local rules -----------------------------------------------------------------
+
+
+def rounds_reference(
+    visible: NDArray[np.int8], max_rounds: int
+) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
+    """The local rules as synchronous rounds over whole boards (numpy)."""
+    number = visible >= 0
+    unknown = ~number
+    safe = np.zeros(visible.shape, dtype=bool)
+    mines = np.zeros(visible.shape, dtype=bool)
+    value = np.where(number, visible, 0).astype(np.int8)
+    for _ in range(max_rounds):
+        free = unknown & ~safe & ~mines
+        need = value - adjacent_counts(mines)
+        n_free = adjacent_counts(free)
+        active = number & (n_free > 0)
+        new_mines = free & (adjacent_counts(active & (need == n_free)) > 0)
+        new_safe = free & (adjacent_counts(active & (need == 0)) > 0)
+        if not (new_mines.any() or new_safe.any()):
+            break
+        mines |= new_mines
+        safe |= new_safe
+    return safe, mines
+
+
+def test_local_rules_match_the_rounds_over_whole_boards() -> None:
+    # Random batches, flags, inconsistent numbers, and round limits that
+    # stop the iteration early: the same cells, round for round.
+    rng = np.random.default_rng(12)
+    compared = limited = 0
+    for _ in range(300):
+        rows, cols = int(rng.integers(1, 17)), int(rng.integers(1, 31))
+        batch = []
+        for _ in range(int(rng.integers(1, 6))):
+            layout = rng.random((rows, cols)) < rng.random() * 0.4
+            shown = ~layout & (rng.random((rows, cols)) < rng.random())
+            cells = np.where(shown, adjacent_counts(layout), H).astype(np.int8)
+            cells[~shown & (rng.random((rows, cols)) < 0.1)] = F
+            if rng.random() < 0.2:
+                cells[shown & (rng.random((rows, cols)) < 0.1)] = int(rng.integers(0, 9))
+            batch.append(cells)
+        stack = np.stack(batch)
+        for rounds in (1, 2, 3, 32):
+            got = local_rules(stack, max_rounds=rounds)
+            want = rounds_reference(stack, rounds)
+            for a, b in zip(got, want, strict=True):
+                np.testing.assert_array_equal(a, b)
+            compared += 1
+            limited += rounds < 32 and not np.array_equal(want[0], rounds_reference(stack, 32)[0])
+    assert compared == 1200 and limited > 20  # the round limit did bite
+    # one 2-D board, and other integer dtypes, go through the same kernel
+    for board in (stack[0], stack[0].astype(np.int64), stack.astype(np.int16)):
+        for a, b in zip(local_rules(board), rounds_reference(board, 32), strict=True):
+            assert a.shape == board.shape
+            np.testing.assert_array_equal(a, b)
+
+
+# -- the endgame search -----------------------------------------------------------------
+
+
+def plain_values(cells: NDArray[np.int8], a: Any) -> dict[tuple[int, int], float]:
+    """Each undecided click's win probability by a plain expectimax.
+
+    States are sets of layouts; every cell safe in all of them is revealed
+    (its number splits the state); then the best click.  No pruning, no
+    budget, no memo beyond the cache of states.
+    """
+    p = a.probabilities
+    known = (cells < 0) & (p == 1.0)
+    undecided = (cells < 0) & (p > 0.0) & (p < 1.0)
+    cand = [tuple(x) for x in np.argwhere(undecided).tolist()]
+    mines = a.mines_left - int(np.count_nonzero(known))
+    shown = cells >= 0
+    layouts = []
+    for bits in _subsets(len(cand), mines):
+        lay = known.copy()
+        for i in bits:
+            lay[cand[i]] = True
+        if np.array_equal(adjacent_counts(lay)[shown], cells[shown]):
+            layouts.append(frozenset(bits))
+    index = {x: i for i, x in enumerate(cand)}
+    nbr = [
+        [index[(r + dr, c + dc)] for dr, dc in _NEIGHBOURS if (r + dr, c + dc) in index]
+        for r, c in cand
+    ]
+    clickable = [cells[x] == H for x in cand]
+
+    def split(state: frozenset[frozenset[int]], i: int) -> list[frozenset[frozenset[int]]]:
+        parts: dict[int, set[frozenset[int]]] = {}
+        for lay in state:
+            if i not in lay:
+                parts.setdefault(sum(j in lay for j in nbr[i]), set()).add(lay)
+        return [frozenset(q) for q in parts.values()]
+
+    @functools.cache
+    def wins(state: frozenset[frozenset[int]]) -> int:
+        if len(state) == 1:
+            return 1
+        for i in range(len(cand)):
+            if all(i not in lay for lay in state):
+                parts = split(state, i)
+                if len(parts) > 1:
+                    return sum(wins(q) for q in parts)
+        # (with no click left, only flagged cells undecided: none won)
+        return max((sum(wins(q) for q in split(state, i)) for i in clicks(state)), default=0)
+
+    def clicks(state: frozenset[frozenset[int]]) -> list[int]:
+        return [
+            i
+            for i in range(len(cand))
+            if clickable[i]
+            and any(i in lay for lay in state)
+            and any(i not in lay for lay in state)
+        ]
+
+    root = frozenset(layouts)
+    return {cand[i]: sum(wins(q) for q in split(root, i)) / len(root) for i in clicks(root)}
+
+
+def _subsets(n: int, k: int) -> list[tuple[int, ...]]:
+    return list(itertools.combinations(range(n), k)) if 0 <= k <= n else []
+
+
+def test_endgame_values_match_a_plain_expectimax() -> None:
+    # Random endgames on small boards, some cells flagged (hidden, not
+    # clickable): every click's exact value.  A search stopped by its
+    # budget (of states, or of layouts examined per state) returns None,
+    # never a partial value.
+    rng = np.random.default_rng(23)
+    searched = stopped = 0
+    for _ in range(1500):
+        rows, cols = int(rng.integers(3, 6)), int(rng.integers(3, 7))
+        mines = int(rng.integers(2, rows * cols // 3 + 2))
+        cells = mid_game(rng, rows, cols, mines, int(rng.integers(2, 8)))
+        if rng.random() < 0.3:
+            cells[(cells == H) & (rng.random(cells.shape) < 0.2)] = F
+        if not (cells == H).any():
+            continue
+        a = analyze(cells, mines)
+        if a.layouts > 60:
+            continue  # the plain search would take long
+        want = plain_values(cells, a)
+        got = endgame_values(cells, a, 10**6)
+        assert got == (want or None)
+        searched += bool(want)
+        for budget, work in ((1, 200), (3, 200), (10, 3)):
+            small = endgame_values(cells, a, budget, work_per_state=work)
+            assert small is None or small == want
+            stopped += small is None and bool(want)
+    assert searched > 300 and stopped > 100
+
+
+def test_endgame_takes_many_layouts_and_wide_positions() -> None:
+    # The listing and the search take any number of layouts, and more than
+    # 64 undecided cells (layouts of several 64-bit words): positions of 65
+    # to 128 undecided cells (numbers shown at scattered cells of a sparse
+    # board, without the flood fill) give the plain expectimax's values.
+    rng = np.random.default_rng(29)
+    wide = 0
+    for _ in range(5000):
+        if wide >= 10:
+            break
+        rows, cols = int(rng.integers(10, 13)), int(rng.integers(10, 13))
+        board = ns.Board.create(rows, cols, 1, ns.RandomPlacement(rng))
+        shown = ~board.mines & (rng.random((rows, cols)) < 0.1)
+        cells = np.where(shown, board.counts, H).astype(np.int8)
+        a = analyze(cells, 1)
+        undecided = int(np.count_nonzero((cells < 0) & (a.probabilities > 0)))
+        if undecided <= 64 or a.layouts > 200:
+            continue
+        assert endgame_values(cells, a, 10**6) == plain_values(cells, a)
+        wide += 1
+    assert wide == 10
+
+
+def test_endgame_memo_checks_a_hash_hit_against_the_stored_layouts() -> None:
+    # The search keys its memo by two hashes of a state's layout indices;
+    # a hit counts only if the stored indices are the state's own, and a
+    # taken key is never overwritten by another state.  A forced collision
+    # (two different states under one key) must miss, not return the count.
+    from numba import types
+    from numba.typed import Dict, List
+
+    from numsweeper.solver import endgame
+
+    memo = Dict.empty(key_type=endgame._memo_key, value_type=types.int64)
+    pool = List()
+    pool.append(np.empty(4, dtype=np.int64))  # grows as states are stored
+    used = np.zeros(1, dtype=np.int64)
+    first, other = np.array([1, 4, 6]), np.array([2, 4, 7])
+    key = endgame._key(first)
+    assert endgame._recall(first, key, memo, pool) == -1
+    endgame._store(first, key, 5, memo, pool, used)
+    assert endgame._recall(first, key, memo, pool) == 5
+    assert endgame._recall(other, key, memo, pool) == -1  # same key, other state
+    assert endgame._recall(first[:2], key, memo, pool) == -1  # a prefix of it
+    endgame._store(other, key, 9, memo, pool, used)  # the key is taken: ignored
+    assert endgame._recall(first, key, memo, pool) == 5
+    assert endgame._recall(other, endgame._key(other), memo, pool) == -1
+    endgame._store(other, endgame._key(other), 9, memo, pool, used)
+    assert endgame._recall(other, endgame._key(other), memo, pool) == 9
+    assert endgame._key(first) != endgame._key(other)
+
+
+# -- how the kernels are built and run ---------------------------------------------------
+
+
+def _run(code: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_a_kernel_says_on_stderr_when_it_compiles(tmp_path: Path) -> None:
+    # Compiled into a scratch cache: the first import compiles and says so,
+    # the second loads the cached machine code and says nothing.
+    code = "import numsweeper.solver.local"
+    first = _run(code, NUMBA_CACHE_DIR=str(tmp_path))
+    assert first.returncode == 0, first.stderr
+    assert "compiling the solver kernel local_rules_stack (once per install)" in first.stderr
+    again = _run(code, NUMBA_CACHE_DIR=str(tmp_path))
+    assert again.returncode == 0 and again.stderr == ""
+
+
+def test_import_numsweeper_does_not_load_numba() -> None:
+    code = "import sys, numsweeper; print('numba' in sys.modules)"
+    run = _run(code)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["False"]
+
+
+#: Runs the kernels' source as plain Python (``NUMBA_DISABLE_JIT=1``) on small
+#: positions and prints what it found, to compare with the compiled run.
+_UNCOMPILED = """
+import warnings
+warnings.simplefilter("ignore", RuntimeWarning)  # (the endgame's hashes wrap, as meant)
+import numpy as np
+import numsweeper as ns
+from numsweeper.solver.endgame import endgame_values
+rng = np.random.default_rng(4)
+out = []
+for _ in range(40):
+    board = ns.Board.create(5, 6, 7, ns.RandomPlacement(rng))
+    for r, c in np.argwhere(~board.mines)[rng.permutation(23)[:4]].tolist():
+        board.reveal(r, c)
+    cells = np.where(board.revealed, board.counts, ns.HIDDEN).astype(np.int8)
+    a = ns.solver.analyze(cells, 7)
+    safe, mines = ns.solver.local_rules(cells)
+    values = endgame_values(cells, a, 10**6) if a.layouts <= 200 else None
+    out.append((a.probabilities.tobytes().hex(), a.layouts, safe.tobytes().hex(),
+                mines.tobytes().hex(), sorted((values or {}).items())))
+result = ns.simulate(6, 9, 9, 10, policy="solver", first_click="safe", seed=1)
+out.append(result.records.tobytes().hex())
+print(hash(repr(out)))
+"""
+
+
+def test_the_source_runs_uncompiled_with_the_same_results() -> None:
+    # One source: the kernels' code, run as Python, gives what the compiled
+    # kernels give (a few seconds: it is far too slow to play with).
+    compiled = _run(_UNCOMPILED, PYTHONHASHSEED="0")
+    uncompiled = _run(_UNCOMPILED, PYTHONHASHSEED="0", NUMBA_DISABLE_JIT="1")
+    assert compiled.returncode == 0, compiled.stderr[-3000:]
+    assert uncompiled.returncode == 0, uncompiled.stderr[-3000:]
+    assert compiled.stdout == uncompiled.stdout
+
+
+def test_kernels_stay_in_bounds(tmp_path: Path) -> None:
+    # numba does not check indices: a kernel writing past an array would
+    # corrupt memory silently.  Run this module's comparisons again with
+    # numba's bounds checking on (compiled afresh into a scratch cache).
+    env = {"NUMBA_BOUNDSCHECK": "1", "NUMBA_CACHE_DIR": str(tmp_path)}
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            __file__,
+            "-k",
+            "not stay_in_bounds and not uncompiled and not compiles and not numba",
+        ],
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    assert " passed" in run.stdout
