@@ -339,6 +339,48 @@ def test_hint_follows_the_policy() -> None:
         hint(lost)
 
 
+@pytest.mark.parametrize("first_click", [None, "safe"])
+def test_traced_moves_carry_the_policy_s_probability_and_guess(first_click: str | None) -> None:
+    result = ns.simulate(
+        60, 9, 9, 10, policy="solver", first_click=first_click, seed=12, chunk_size=25, trace=True
+    )
+    moves, records = result.moves, result.records
+    assert moves is not None
+    p, guess = moves["probability"], moves["guess"]
+    assert not np.isnan(p).any() and ((p >= 0) & (p < 1)).all()
+    assert np.isin(guess, [0, 1]).all()
+    assert (guess == 1).tolist() == (p > 0).tolist()  # guesses exactly where a mine may be
+    assert 0 < (guess == 1).sum() < len(moves)
+    first = moves[moves["step"] == 1]
+    assert (first["probability"] == (0 if first_click else np.float32(10 / 81))).all()
+    lost = records["game"][~records["won"]]
+    assert len(lost)
+    for game in lost.tolist():  # a lost game ends on a guess
+        assert moves[moves["game"] == game][-1]["guess"] == 1
+    for game in (0, int(lost[0])):  # each move's probability is the exact one before it
+        board = result.replay(game).board
+        assert board is not None
+        replay = ns.Game.new(
+            9, 9, 10, strategy=ns.FixedPlacement(board.mines.copy()), first_click=first_click
+        )
+        for move in moves[moves["game"] == game]:
+            r, c = int(move["row"]), int(move["col"])
+            if move["step"] > 1:  # (analyze knows nothing of the first-click rule)
+                assert move["probability"] == np.float32(analyze(replay).probability(r, c))
+            replay.reveal(r, c)
+
+
+def test_explain_before_any_move_and_for_an_empty_batch() -> None:
+    policy = SolverPolicy("safe")
+    probabilities, guesses = policy.explain()
+    assert probabilities.shape == guesses.shape == (0,)
+    policy(np.full((2, 9, 9), H, dtype=np.int8), [10, 10])
+    probabilities, guesses = policy.explain()
+    assert probabilities.tolist() == [0.0, 0.0] and guesses.tolist() == [False, False]
+    policy(np.zeros((0, 9, 9), dtype=np.int8), np.zeros(0, dtype=int))
+    assert policy.explain()[0].shape == (0,)
+
+
 def test_remembered_safe_cells_are_safe_and_need_a_compatible_position() -> None:
     rng = np.random.default_rng(21)
     used = 0

@@ -199,7 +199,9 @@ class SolverPolicy:
     proved (see the module notes), which can change the order of certain
     moves but never a guess.  The ``rng`` argument is accepted for the
     policy interface and unused: ties are broken deterministically (fewer
-    hidden neighbours, then row-major).
+    hidden neighbours, then row-major).  After each call, :meth:`explain`
+    gives the mine probability of every chosen cell and whether it was a
+    guess, which a traced :func:`numsweeper.simulate` run records.
 
     The policy trusts that each visible state comes from a real game: its
     local rules and its memory do not check that some layout explains the
@@ -295,12 +297,13 @@ class SolverPolicy:
         self._engine = Analyzer()
         self._analyses: OrderedDict[tuple[Any, ...], Analysis] = OrderedDict()
         self._known = _KnownSafe()
+        self._explained = (np.zeros(0), np.zeros(0, dtype=bool))
 
     def __getstate__(self) -> dict[str, Any]:
         # Copies (pickled for worker processes, deep-copied per simulate
         # chunk) start with an empty memory: nothing to ship, no lock.
         state = self.__dict__.copy()
-        for name in ("_lock", "_engine", "_analyses", "_known"):
+        for name in ("_lock", "_engine", "_analyses", "_known", "_explained"):
             del state[name]
         return state
 
@@ -362,6 +365,9 @@ class SolverPolicy:
         cells, left = _check_batch(visible, mines_left)
         k, rows, cols = cells.shape
         out = np.zeros((k, 2), dtype=np.intp)
+        probabilities = np.zeros(k)
+        guesses = np.zeros(k, dtype=bool)
+        self._explained = probabilities, guesses
         if k == 0:
             return out
         t0 = time.perf_counter()
@@ -381,10 +387,50 @@ class SolverPolicy:
         self.counts["first"] += int(fresh.sum())
         self.counts["local"] += int((has_safe & ~fresh).sum())
         n_flags = (cells == FLAG).reshape(k, -1).sum(axis=1)
+        if self.first_click is None:  # no rule protects the first click: a blind guess
+            blind = (left + n_flags) / (rows * cols)
+            probabilities[fresh] = blind[fresh]
+            guesses[fresh] = blind[fresh] > 0
         for i in np.flatnonzero(~has_safe & ~fresh).tolist():
             move = self._choose(cells[i], int(left[i] + n_flags[i]))
             out[i] = move.row, move.col
+            probabilities[i] = move.probability
+            guesses[i] = not move.certain
         return out
+
+    def explain(self) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+        """What the last call knew of each cell it chose.
+
+        Returns
+        -------
+        probabilities : ndarray of float64, shape (k,)
+            The mine probability of each game's chosen cell, given what that
+            game showed: 0 for a certainly safe cell (a local rule, the
+            exact engine, a remembered safe cell, or a first click the
+            game's rule protects).
+        guesses : ndarray of bool, shape (k,)
+            Whether each choice was a guess: True exactly where the cell
+            was not certainly safe.
+
+        Notes
+        -----
+        ``k`` is the number of games in the last call (0 before any call).
+        :func:`numsweeper.simulate` records both with every move of a
+        traced run (``trace=True``).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import numsweeper as ns
+        >>> policy = ns.solver.SolverPolicy(first_click=None)
+        >>> visible = np.full((1, 9, 9), ns.HIDDEN, dtype=np.int8)
+        >>> _ = policy(visible, np.array([10]), np.random.default_rng(0))
+        >>> probabilities, guesses = policy.explain()
+        >>> probabilities.round(3).tolist(), guesses.tolist()
+        ([0.123], [True])
+        """
+        probabilities, guesses = self._explained
+        return probabilities.copy(), guesses.copy()
 
     # -- one stuck board ------------------------------------------------------
 
