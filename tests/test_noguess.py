@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import os
+import re
 import subprocess
 import sys
 import time
@@ -363,17 +364,67 @@ def test_the_default_uniform_boards_ignore_workers() -> None:
 # -- failures -----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("rule", "click"), [("safe", (4, 4)), ("opening", (0, 0))])
-def test_an_impossible_density_fails_fast_and_cleanly(rule: str, click: tuple[int, int]) -> None:
+@pytest.mark.parametrize(
+    ("mines", "rule", "click"),
+    [
+        # 79 of 81 cells: the one safe cell besides the click can never be
+        # told apart, so no layout is no-guess.
+        (79, "safe", (4, 4)),
+        (79, "safe", (0, 0)),
+        # 70: no-guess layouts exist ('fast' finds them) but are far rarer
+        # than 1 in 10,000.
+        (70, "safe", (4, 4)),
+        (70, "opening", (0, 0)),
+    ],
+)
+def test_a_hopeless_density_fails_fast_and_cleanly(
+    mines: int, rule: str, click: tuple[int, int]
+) -> None:
     strategy = ns.NoGuessPlacement(seed=1)
     began = time.perf_counter()
     with pytest.raises(ns.GenerationError) as caught:
-        ns.generate_boards(100, 9, 9, 70, strategy=strategy, first_click=rule, click=click)
+        ns.generate_boards(100, 9, 9, mines, strategy=strategy, first_click=rule, click=click)
     assert time.perf_counter() - began < 5
     message = str(caught.value)
     assert "no no-guess layout in 10,000 attempts" in message
-    assert "9x9 board with 70 mines (density 86.4%)" in message
+    density = f"{mines / 81:.1%}"
+    assert f"9x9 board with {mines} mines (density {density})" in message
     assert isinstance(caught.value, ns.MinesweeperError)
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "message"),
+    [
+        (lambda s, z: s.place(9, 9, 10, safe=z, click=(0.0, 0.0)), TypeError, "got dtype float64"),
+        (lambda s, z: s.place(9, 9, 10, safe=z, click=(True, False)), TypeError, "dtype bool"),
+        (lambda s, z: s.place(9, 9, 10, safe=z, click="00"), ns.InvalidBoardError, "'00'"),
+        (lambda s, z: s.place(9, 9, -1, safe=z, click=(0, 0)), ns.InvalidBoardError, "got -1"),
+        (lambda s, z: s.place(9, 9, 10.0, safe=z, click=(0, 0)), TypeError, "got 10.0"),
+        (lambda s, z: s.place(9, 9, True, safe=z, click=(0, 0)), TypeError, "got True"),
+        (lambda s, z: s.place(-1, 9, 10, safe=z, click=(0, 0)), ns.InvalidBoardError, "rows"),
+        (lambda s, z: s.place(9, 9, 10, safe=z.astype(int), click=(0, 0)), TypeError, "bool"),
+        (
+            lambda s, z: s.place_batch(-1, 9, 9, 10, safe=z[None], clicks=np.zeros((1, 2), int)),
+            ns.InvalidBoardError,
+            "n must be >= 0, got -1",
+        ),
+    ],
+)
+def test_direct_calls_check_their_arguments(call: Any, error: type, message: str) -> None:
+    strategy = ns.NoGuessPlacement(seed=1)
+    state = strategy.rng.bit_generator.state
+    zone = np.zeros((9, 9), dtype=bool)
+    zone[0, 0] = True
+    with pytest.raises(error, match=re.escape(message)):
+        call(strategy, zone)
+    assert strategy.rng.bit_generator.state == state  # nothing drawn
+
+
+def test_a_huge_max_attempts_is_no_limit() -> None:
+    for limit in (sys.maxsize, 2**63, 10**20):
+        strategy = ns.NoGuessPlacement(seed=1, max_attempts=limit)
+        batch = ns.generate_boards(4, 9, 9, 10, strategy=strategy, first_click="safe", click=(0, 0))
+        assert ns.is_no_guess(batch.mines, (0, 0)).all()
 
 
 def test_a_dense_board_that_has_no_guess_layouts_gets_them() -> None:
@@ -417,8 +468,12 @@ def test_no_guess_needs_a_first_click_rule() -> None:
     with pytest.raises(ns.InvalidBoardError, match="must be kept safe"):
         strategy.place_batch(1, 9, 9, 10, safe=zone, clicks=np.array([[0, 0]]))
     zone[0, 0, 0] = True
-    with pytest.raises(ns.InvalidBoardError, match="cannot place 81 mines"):
+    with pytest.raises(ns.InvalidBoardError, match="mines must be in 0..80 for a 9x9 board"):
         strategy.place_batch(1, 9, 9, 81, safe=zone, clicks=np.array([[0, 0]]))
+    opening = zone.copy()
+    opening[0, :2, :2] = True
+    with pytest.raises(ns.InvalidBoardError, match="cannot place 78 mines: only 77 of 81"):
+        strategy.place_batch(1, 9, 9, 78, safe=opening, clicks=np.array([[0, 0]]))
     with pytest.raises(ns.OutOfBoundsError, match="off the 9x9 board"):
         strategy.place_batch(1, 9, 9, 10, safe=zone, clicks=np.array([[9, 0]]))
 
@@ -592,6 +647,31 @@ def test_cli_stats_no_guess(capsys: pytest.CaptureFixture[str]) -> None:
     assert float(mean) == pytest.approx(total / 500, abs=0.005)
     code, out, err = run(capsys, *argv, "--no-guess")
     assert code == 2 and "--no-guess needs --first-click safe or opening" in err
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_cli_reports_a_board_without_no_guess_layouts(
+    workers: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    board = ["--rows", "9", "--cols", "9", "--mines", "79", "--seed", "1", "--workers", workers]
+    for argv in (
+        ["simulate", *board, "--games", "20", "--first-click", "safe", "--no-guess"],
+        ["stats", *board, "--boards", "20", "--first-click", "safe", "--click", "0", "0"]
+        + ["--no-guess", "--max-attempts", "50"],
+    ):
+        code, out, err = run(capsys, *argv)
+        assert code == 2 and out == ""
+        assert err.startswith(f"numsweeper {argv[0]}: error: no no-guess layout in ")
+        assert "Traceback" not in err and len(err.splitlines()) == 1
+    assert "in 50 attempts (max_attempts=50 per board)" in err
+
+
+def test_cli_max_attempts_needs_no_guess(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "simulate", "--preset", "beginner", "--max-attempts", "5")
+    assert code == 2 and "--max-attempts needs --no-guess" in err
+    argv = ["simulate", "--preset", "beginner", "--no-guess", "--max-attempts", "0"]
+    code, _, err = run(capsys, *argv)
+    assert code == 2 and "--max-attempts must be >= 1, got 0" in err
 
 
 # -- the kernels' source --------------------------------------------------------------

@@ -263,6 +263,9 @@ def generate_boards(
         For bad dimensions or mine counts, a negative ``n`` or ``seed``, too
         many mines for the rule, a ``click`` of the wrong shape, or a
         strategy that cannot honour the request.
+    GenerationError
+        If the strategy gives up (a :class:`~numsweeper.NoGuessPlacement`
+        out of attempts).
     OutOfBoundsError
         If a click is off the board.
     ValueError

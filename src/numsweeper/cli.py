@@ -31,7 +31,7 @@ from ._validate import (
     rule_text,
 )
 from .batch import DEFAULT_CHUNK_SIZE, generate_boards
-from .errors import MinesweeperError
+from .errors import GenerationError, MinesweeperError
 from .metrics import board_stats
 from .simulate import POLICY_NAMES, simulate
 
@@ -151,12 +151,24 @@ def _add_no_guess(parser: argparse.ArgumentParser) -> None:
         "'uniform' (the default METHOD) is exactly uniform over them, 'fast' repairs "
         "candidates and is biased",
     )
+    parser.add_argument(
+        "--max-attempts",
+        type=int,
+        default=None,
+        metavar="N",
+        help="with --no-guess: candidate layouts per board before giving up (default: 10,000)",
+    )
 
 
 def _no_guess(parser: argparse.ArgumentParser, args: argparse.Namespace, rule: str | None) -> None:
     """Refuse --no-guess without a first-click rule: no-guess is defined from the first click."""
     if args.no_guess is not None and rule is None:
         parser.error("--no-guess needs --first-click safe or opening")
+    if args.max_attempts is not None:
+        if args.no_guess is None:
+            parser.error("--max-attempts needs --no-guess")
+        if args.max_attempts < 1:
+            parser.error(f"--max-attempts must be >= 1, got {args.max_attempts}")
 
 
 def _add_workers(parser: argparse.ArgumentParser) -> None:
@@ -230,7 +242,7 @@ def _simulate(args: argparse.Namespace) -> int:
                 policy=args.policy,
                 first_click=_RULES[args.first_click],
                 seed=args.seed,
-                strategy=_strategy(args.no_guess),
+                strategy=_strategy(args.no_guess, max_attempts=args.max_attempts),
                 workers=args.workers,
                 executor=executor,
                 chunk_size=args.chunk_size,
@@ -256,13 +268,13 @@ def _simulate(args: argparse.Namespace) -> int:
     return 130 if result.interrupted else 0
 
 
-def _strategy(method: str | None, seed: Any = None) -> Any:
+def _strategy(method: str | None, seed: Any = None, max_attempts: int | None = None) -> Any:
     """``NoGuessPlacement(seed, method=method)`` for --no-guess, else None (uniform boards)."""
     if method is None:
         return None
-    from .noguess import NoGuessPlacement
+    from .noguess import DEFAULT_MAX_ATTEMPTS, NoGuessPlacement
 
-    return NoGuessPlacement(seed, method=method)
+    return NoGuessPlacement(seed, method=method, max_attempts=max_attempts or DEFAULT_MAX_ATTEMPTS)
 
 
 # -- stats ---------------------------------------------------------------------
@@ -308,11 +320,12 @@ def _stats_chunk(
     rule: str | None,
     click: tuple[int, int] | None,
     no_guess: str | None = None,
+    max_attempts: int | None = None,
     *,
     hooks: Hooks | None = None,
 ) -> Done:
     """Histograms of 3BV, openings and islands over one chunk of boards."""
-    strategy = _strategy(no_guess, seed)
+    strategy = _strategy(no_guess, seed, max_attempts)
     boards = generate_boards(
         size,
         rows,
@@ -358,7 +371,7 @@ def _stats(args: argparse.Namespace) -> int:
     click = None if args.click is None else tuple(args.click)
     tasks = [
         (i, child, min(args.chunk_size, args.boards - start), rows, cols, mines, rule, click)
-        + (args.no_guess,)
+        + (args.no_guess, args.max_attempts)
         for i, (start, child) in enumerate(zip(starts, children, strict=True))
     ]
     with _executor(parser, args) as executor:
@@ -512,9 +525,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     Returns
     -------
     int
-        The exit code: 0 on success, 2 for bad arguments or when memory runs
-        out, 130 after Ctrl-C (the summary of the work done is still
-        printed), 141 when the reader of the output goes away.
+        The exit code: 0 on success, 2 for bad arguments, when memory runs
+        out or when ``--no-guess`` finds no layout in ``--max-attempts``,
+        130 after Ctrl-C (the summary of the work done is still printed),
+        141 when the reader of the output goes away.
 
     Examples
     --------
@@ -543,6 +557,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 141  # as a shell reports a pipe that closed: 128 + SIGPIPE
+    except GenerationError as exc:  # --no-guess on a board with (almost) no such layouts
+        print(f"numsweeper {args.command}: error: {exc}", file=sys.stderr, flush=True)
+        return 2
     except MemoryError as exc:
         print(
             f"numsweeper {args.command}: error: out of memory ({exc}); "

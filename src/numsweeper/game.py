@@ -718,6 +718,10 @@ class Game:
             If a coordinate is not an integer.
         InvalidBoardError
             If a first-click rule cannot be honoured by the strategy.
+        GenerationError
+            If the strategy gives up laying the mines (a
+            :class:`~numsweeper.NoGuessPlacement` out of attempts); the game
+            is unchanged and still waits for its first reveal.
 
         Examples
         --------

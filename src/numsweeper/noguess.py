@@ -79,7 +79,7 @@ from numpy.typing import ArrayLike, NDArray
 from ._constants import FLAG, HIDDEN
 from ._kernels import adjacent_counts_stack
 from ._runner import Done, Hooks, Runner
-from ._validate import check_int, count_text, make_rng
+from ._validate import check_dims, check_int, count_text, make_rng
 from .errors import GenerationError, InvalidBoardError, OutOfBoundsError
 from .placement import MinePlacementStrategy, RandomPlacement, SeedLike
 
@@ -972,14 +972,15 @@ def is_no_guess(mines: ArrayLike, click: ArrayLike, *, use_mine_count: bool = Tr
 
     Examples
     --------
-    Two cells share the last mine and nothing tells them apart:
-
     >>> import numpy as np
     >>> import numsweeper as ns
     >>> layout = np.zeros((3, 3), dtype=bool)
     >>> layout[2, 2] = True
     >>> ns.is_no_guess(layout, (0, 0))
     True
+
+    Here two cells share the last mine and nothing tells them apart:
+
     >>> layout = np.zeros((2, 4), dtype=bool)
     >>> layout[0, 3] = True
     >>> ns.is_no_guess(layout, (0, 0)), ns.is_no_guess(layout, (0, 0), use_mine_count=False)
@@ -1117,7 +1118,9 @@ class _Group:
             return
         total = self.accepted + np.cumsum(accepted)
         drawn = self.drawn + np.arange(1, len(accepted) + 1)
-        short = (drawn >= self.max_attempts * (total + 1)) & (total < self.need)
+        # drawn >= max_attempts * (total + 1), without overflow for a huge max_attempts
+        limit = min(self.max_attempts, int(np.iinfo(np.int64).max))
+        short = (drawn // (total + 1) >= limit) & (total < self.need)
         finished = np.flatnonzero(total >= self.need)
         failed = np.flatnonzero(short)
         if failed.size and (not finished.size or failed[0] < finished[0]):
@@ -1363,7 +1366,12 @@ class NoGuessPlacement(MinePlacementStrategy):
             When ``max_attempts`` candidates give no no-guess layout.
         """
         zone = None if safe is None else np.asarray(safe)[None]
-        clicks = None if click is None else np.asarray(click).reshape(1, 2)
+        clicks = None
+        if click is not None:
+            clicks = np.asarray(click)
+            if clicks.shape != (2,):
+                raise InvalidBoardError(f"click must be one (row, col) pair, got {click!r}")
+            clicks = clicks.reshape(1, 2)
         layout: NDArray[np.bool_] = self.place_batch(
             1, rows, cols, mines, safe=zone, clicks=clicks
         )[0]
@@ -1425,11 +1433,19 @@ class NoGuessPlacement(MinePlacementStrategy):
                 "NoGuessPlacement needs a first-click rule ('safe' or 'opening') and the "
                 "first click: a no-guess layout is defined from its first click"
             )
+        n = check_int(n, "n")
+        if n < 0:
+            raise InvalidBoardError(f"n must be >= 0, got {n}")
+        rows, cols, mines = check_dims(rows, cols, mines)
         workers = check_int(workers, "workers")
         if workers < 1:
             raise ValueError(f"workers must be >= 1, got {workers}")
         clicks = np.asarray(clicks)
         safe = np.asarray(safe)
+        if clicks.dtype == bool or not np.issubdtype(clicks.dtype, np.integer):
+            raise TypeError(f"clicks must hold integers, got dtype {clicks.dtype}")
+        if safe.dtype != bool:
+            raise TypeError(f"safe must be a bool array, got dtype {safe.dtype}")
         if clicks.shape != (n, 2) or safe.shape != (n, rows, cols):
             raise InvalidBoardError(
                 f"clicks must have shape ({n}, 2) and safe ({n}, {rows}, {cols}), "
