@@ -468,7 +468,7 @@ def test_no_guess_needs_a_first_click_rule() -> None:
     with pytest.raises(ns.InvalidBoardError, match="must be kept safe"):
         strategy.place_batch(1, 9, 9, 10, safe=zone, clicks=np.array([[0, 0]]))
     zone[0, 0, 0] = True
-    with pytest.raises(ns.InvalidBoardError, match="mines must be in 0..80 for a 9x9 board"):
+    with pytest.raises(ns.InvalidBoardError, match=r"mines must be in 0\.\.80 for a 9x9 board"):
         strategy.place_batch(1, 9, 9, 81, safe=zone, clicks=np.array([[0, 0]]))
     opening = zone.copy()
     opening[0, :2, :2] = True
