@@ -729,3 +729,22 @@ def test_the_kernels_stay_in_bounds(tmp_path: Path) -> None:
     checked = _run(_KERNEL, NUMBA_BOUNDSCHECK="1", NUMBA_CACHE_DIR=str(tmp_path))
     assert checked.returncode == 0, checked.stderr[-3000:]
     assert checked.stdout == _run(_KERNEL).stdout
+
+
+def test_a_lazy_kernel_says_on_stderr_when_it_compiles(tmp_path: Path) -> None:
+    # The no-guess kernel compiles at its first call, inside `announced`;
+    # a tiny kernel stands in for it (the real one takes about 20 s).
+    script = tmp_path / "lazy.py"
+    script.write_text(
+        "from numsweeper.solver._jit import announced, subroutine\n"
+        "@subroutine\n"
+        "def twice(x):\n"
+        "    return 2 * x\n"
+        "with announced('twice', 'no-guess'):\n"
+        "    assert twice(21) == 42\n"
+    )
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    run = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert "numsweeper: compiling the no-guess kernel twice (once per install)..." in run.stderr
+    assert "twice compiled in" in run.stderr

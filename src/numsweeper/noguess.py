@@ -54,7 +54,8 @@ Every step reveals only cells it proves safe, and a candidate is rejected
 only on a certificate or the exact engine's word, so the decision is
 exactly the definition's (the tests check it against an enumeration of
 every layout of small boards, and against play by ``analyze``).  The kernel
-compiles on first use after an install (about 20 seconds, cached on disk).
+compiles on first use after an install (about 20 seconds, announced on stderr,
+cached on disk).
 
 Examples
 --------
@@ -82,14 +83,8 @@ from ._runner import Done, Hooks, Runner
 from ._validate import check_dims, check_int, count_text, make_rng
 from .errors import GenerationError, InvalidBoardError, OutOfBoundsError
 from .placement import MinePlacementStrategy, RandomPlacement, SeedLike
-
-try:
-    import numba
-except ImportError:  # pragma: no cover - depends on the installation
-    raise ImportError(
-        "numsweeper.noguess (NoGuessPlacement, is_no_guess) compiles its kernel with numba: "
-        "pip install 'numsweeper[fast]'"
-    ) from None
+from .solver._jit import announced
+from .solver._jit import subroutine as _jit
 
 __all__ = ["DEFAULT_MAX_ATTEMPTS", "METHODS", "NoGuessPlacement", "is_no_guess"]
 
@@ -129,11 +124,6 @@ _MAX_BLOCK = 256
 # is relaxed (every relaxation is retried with 16 times more states).
 _MAX_STATES = 50_000
 _MAX_STATES_CAP = 50_000 * 16**2
-
-
-def _jit(func: Any) -> Any:
-    """Compile ``func`` with numba (cached on disk); ``NUMBA_DISABLE_JIT=1`` runs it as Python."""
-    return numba.njit(cache=True)(func)
 
 
 # -- the kernel -------------------------------------------------------------------
@@ -877,9 +867,10 @@ def _settle(
     if noise is None:
         noise = np.zeros((m, 2 * repairs), dtype=np.float64)
     budget = _BUDGET if use_count else -1
-    status: NDArray[np.int8] = _decide_kernel(
-        mines, counts, clicks, todo, revealed, known, use_count, budget, repairs, noise
-    )
+    with announced("_decide_kernel", "no-guess"):
+        status: NDArray[np.int8] = _decide_kernel(
+            mines, counts, clicks, todo, revealed, known, use_count, budget, repairs, noise
+        )
     for b in np.flatnonzero(status == _ASK).tolist():
         status[b] = _ask(
             mines[b : b + 1], counts[b : b + 1], clicks[b : b + 1], revealed[b], known[b]

@@ -17,6 +17,7 @@ with.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import time
 from collections.abc import Callable
@@ -26,7 +27,7 @@ import numba
 import numpy as np
 from numba.core import event
 
-__all__ = ["frozen", "helper", "kernel", "readonly", "subroutine"]
+__all__ = ["announced", "frozen", "helper", "kernel", "readonly", "subroutine"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 A = TypeVar("A", bound=np.ndarray[Any, Any])
@@ -35,8 +36,9 @@ A = TypeVar("A", bound=np.ndarray[Any, Any])
 class _Notice(event.Listener):
     """Says on stderr that a kernel compiles, and how long it took."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, what: str = "solver") -> None:
         self.name = name
+        self.what = what
         self.depth = 0  # (the kernel's helpers compile inside its own compile)
         self.began = 0.0
 
@@ -44,7 +46,7 @@ class _Notice(event.Listener):
         if self.depth == 0:
             self.began = time.perf_counter()
             print(
-                f"numsweeper: compiling the solver kernel {self.name} (once per install)...",
+                f"numsweeper: compiling the {self.what} kernel {self.name} (once per install)...",
                 file=sys.stderr,
                 flush=True,
             )
@@ -55,6 +57,15 @@ class _Notice(event.Listener):
         if self.depth == 0:
             took = time.perf_counter() - self.began
             print(f"numsweeper: ... {self.name} compiled in {took:.1f} s", file=sys.stderr)
+
+
+def announced(name: str, what: str) -> contextlib.AbstractContextManager[Any]:
+    """Within this block, a compile of kernel ``name`` (of ``what``) is announced on stderr.
+
+    For kernels compiled lazily, at their first call (no signature): wrap
+    the calls.  Loading a kernel from numba's cache is silent.
+    """
+    return event.install_listener("numba:compile", _Notice(name, what))
 
 
 def readonly(array: Any) -> Any:
