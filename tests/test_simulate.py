@@ -6,6 +6,7 @@ import csv
 import dataclasses
 import math
 import sys
+import time
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -505,3 +506,20 @@ def test_counts_are_formatted_the_same_everywhere() -> None:
     game = ns.Game.new(600, 900, 81_000, seed=0)
     assert repr(game) == "<Game 600x900, 81,000 mines, IN_PROGRESS, first_click=None>"
     assert "81,000 mines" in ns.simulate(2, 600, 900, 81_000, seed=0).summary()
+
+
+def test_building_the_solver_counts_as_start_up(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The first solver run after an install compiles its kernels while the
+    # policy is built: that time is start-up, reported apart from games/s.
+    module = sys.modules["numsweeper.simulate"]  # (ns.simulate is the function)
+    checked = module._check_policy
+
+    def slow(policy: Any, first_click: str | None) -> None:
+        time.sleep(0.3)
+        checked(policy, first_click)
+
+    monkeypatch.setattr(module, "_check_policy", slow)
+    result = ns.simulate(20, 9, 9, 10, policy="solver", seed=1)
+    assert result.startup >= 0.3 and result.elapsed < result.startup + 30
+    assert "start-up" in result.summary()
+    assert ns.simulate(20, 9, 9, 10, policy="random", seed=1).startup < 0.3

@@ -1177,7 +1177,9 @@ def simulate(
         raise ValueError(f"chunk_size must be >= 1, got {chunk_size}")
     if executor is not None and workers != 1:
         raise TypeError("give workers or executor, not both")
-    _check_policy(policy, first_click)
+    checking = time.perf_counter()
+    _check_policy(policy, first_click)  # (builds a solver: its kernels load or compile)
+    checking = time.perf_counter() - checking if policy == "solver" else 0.0
     if strategy is not None:
         check_strategy(strategy)
     if executor is None and workers > 1:
@@ -1248,5 +1250,5 @@ def simulate(
         policy_is_name=isinstance(policy, str),
         strategy=None if strategy is None else type(strategy).__name__,
         moves=moves,
-        startup=runner.startup,
+        startup=checking + runner.startup,
     )
