@@ -88,7 +88,8 @@ from typing import Any, Final
 import numpy as np
 from numpy.typing import NDArray
 
-from . import HIDDEN, BatchGame, InvalidBoardError, RandomPolicy
+from . import HIDDEN, BatchGame, RandomPolicy
+from ._validate import root_seed_sequence
 from .solver import SolverPolicy, analyze
 
 __all__ = ["SAMPLES", "Positions", "iter_positions", "load_positions", "positions"]
@@ -435,7 +436,7 @@ def iter_positions(
         name = str(getattr(policy, "__name__", type(policy).__name__))
     else:
         raise TypeError(f"policy must be a name or a callable, got {policy!r}")
-    root = _root(seed)
+    root = root_seed_sequence(seed)
     entropy = root.entropy
     assert entropy is not None  # SeedSequence draws fresh entropy for None
     settings = {
@@ -615,25 +616,3 @@ def _count(value: Any, name: str, low: int) -> int:
     if value < low:
         raise ValueError(f"{name} must be >= {low}, got {value!r}")
     return int(value)
-
-
-def _root(seed: Any) -> np.random.SeedSequence:
-    """A fresh root SeedSequence: a copy of a given one, one draw from a Generator."""
-    if isinstance(seed, np.random.SeedSequence):
-        return np.random.SeedSequence(
-            seed.entropy,
-            spawn_key=seed.spawn_key,
-            pool_size=seed.pool_size,
-            n_children_spawned=seed.n_children_spawned,
-        )
-    if isinstance(seed, np.random.Generator):
-        return np.random.SeedSequence(int(seed.integers(0, 2**63)))
-    kinds = f"seed must be None, an integer >= 0, a SeedSequence or a Generator, got {seed!r}"
-    if isinstance(seed, (bool, np.bool_)):
-        raise TypeError(kinds)
-    try:
-        return np.random.SeedSequence(seed)
-    except TypeError as exc:
-        raise TypeError(kinds) from exc
-    except ValueError as exc:
-        raise InvalidBoardError(kinds) from exc
