@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from scipy.stats import binomtest
 
 import numsweeper as ns
 from numsweeper.solver import Analyzer, SolverPolicy, analyze, local_rules
@@ -62,14 +63,12 @@ except ImportError:  # run as a script
 H = int(ns.HIDDEN)
 
 
-def wilson(wins: int, n: int, z: float = 1.959964) -> tuple[float, float]:
-    """Wilson score 95% interval of a binomial proportion."""
+def wilson(wins: int, n: int) -> tuple[float, float]:
+    """Wilson score 95% interval of a binomial proportion (scipy's, as ``simulate`` uses)."""
     if n == 0:
         return 0.0, 1.0
-    p = wins / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return centre - half, centre + half
+    ci = binomtest(wins, n).proportion_ci(method="wilson")
+    return float(ci.low), float(ci.high)
 
 
 def play_chunk(task: tuple[str, str, int, int, int]) -> dict[str, Any]:
