@@ -102,16 +102,11 @@ def check_coord(row: Any, col: Any, rows: int, cols: int) -> tuple[int, int]:
 
 
 def check_dims(rows: Any, cols: Any, mines: Any) -> tuple[int, int, int]:
-    """Validate board dimensions and a mine count: ``0 <= mines < rows * cols``."""
-    r = check_int(rows, "rows")
-    c = check_int(cols, "cols")
-    m = check_int(mines, "mines")
-    if r < 1:
-        raise InvalidBoardError(f"rows must be >= 1, got {r}")
-    if c < 1:
-        raise InvalidBoardError(f"cols must be >= 1, got {c}")
-    if not 0 <= m < r * c:
-        raise InvalidBoardError(f"mines must be in 0..{r * c - 1} for a {r}x{c} board, got {m}")
+    """Validate board dimensions and a mine count: ``0 <= mines < rows * cols``.
+
+    :func:`check_board` without a first-click rule, which keeps one cell safe.
+    """
+    r, c, m, _ = check_board(rows, cols, mines)
     return r, c, m
 
 
