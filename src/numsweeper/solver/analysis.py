@@ -764,7 +764,11 @@ class _Prober:
     several numbers on each cell: the checks of the other numbers, the
     structure, the needs, and the count of every component but the cell's
     own (unless that count finds no layout: then each number is counted in
-    full, so that the error is the one :func:`analyze` raises).
+    full, so that the error is the one :func:`analyze` raises).  The cell's
+    own component is counted afresh for each number and is not added to the
+    engine's memory: a probe's component seldom comes back, and keying and
+    keeping it cost more than its rare hits saved (the counts are the same
+    integers either way).
     """
 
     def __init__(
@@ -814,7 +818,7 @@ class _Prober:
         if self.whole or self.rest is None:
             counts = count_frontier(shape, need, max_states, engine.memory)
         else:
-            own = count_frontier(shape, need, max_states, engine.memory, only=self.own)
+            own = count_frontier(shape, need, max_states, None, only=self.own)
             counts = merged(self.rest, own)
         return _probabilities(_Counted(cells, False, self.total, shape, counts))
 
