@@ -146,6 +146,43 @@ def test_count_kernel_matches_the_python_integer_count() -> None:
     assert min(seen.values()) > 5, seen
 
 
+def test_python_count_of_long_components_matches_the_kernel() -> None:
+    # Strips of 2 x 3 cells per number: long polynomials, so the Python
+    # count's backward sweep multiplies them as convolutions, while the
+    # counts still fit the kernel's int64 for an exact comparison.
+    rng = np.random.default_rng(3)
+    long_products = 0
+    for n_cons in (10, 14, 18):
+        order = list(range(2 * n_cons))
+        cons = [[g // 2] if g % 2 else sorted({g // 2, min(g // 2 + 1, n_cons - 1)}) for g in order]
+        sizes = [int(rng.integers(2, 4)) for _ in order]
+        need = [int(rng.integers(1, 4)) for _ in range(n_cons)]
+        got = kernel_count(order, cons, sizes, need, 10**6)
+        assert got[0] == "ok"
+        assert got == python_count(order, cons, sizes, need, 10**6)
+        poly = got[1][0]
+        long_products += len(poly) ** 2 >= 64
+    assert long_products == 3
+
+
+def test_polynomial_products_add_the_same_terms_either_way() -> None:
+    from numsweeper.solver.counting import _CONVOLVE, _add_product
+
+    rng = np.random.default_rng(4)
+    for _ in range(200):
+        a = {int(k): int(rng.integers(1, 2**62)) * 2**70 for k in rng.choice(40, 12, replace=False)}
+        b = {int(k) - 5: int(rng.integers(1, 2**62)) for k in rng.choice(30, 9, replace=False)}
+        start = {int(k): int(rng.integers(1, 99)) for k in rng.choice(90, 5)}
+        want = dict(start)
+        for m1, p1 in a.items():
+            for m2, p2 in b.items():
+                want[m1 + m2] = want.get(m1 + m2, 0) + p1 * p2
+        got = dict(start)
+        assert len(a) * len(b) >= _CONVOLVE
+        _add_product(got, a, b)
+        assert got == want  # the same keys: no zero entry is added
+
+
 def test_counts_beyond_int64_fall_back_to_exact_python_integers() -> None:
     # A 3 x 400 strip: hidden rows 0 and 2, numbers in row 1.  One component
     # of 800 cells with far more than 2**61 layouts.

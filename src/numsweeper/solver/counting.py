@@ -141,6 +141,7 @@ def count_exact(
             fixed = get_keep(key)
             base = get_drop(key) + fresh_needs
             completions: Poly = {}
+            spread: Poly = {}  # the completions weighted by the group's mines v
             for v in range(lo, hi + 1):
                 tail = after.get(fixed + tuple([x - v for x in base]))
                 if tail is None:
@@ -150,14 +151,43 @@ def count_exact(
                     completions[m2 + v] = completions.get(m2 + v, 0) + w * p2
                 if v:  # v = 0 adds no mines
                     wv = w * v
-                    for m1, p1 in poly.items():
-                        for m2, p2 in tail.items():
-                            t = m1 + m2 + v
-                            acc[t] = acc.get(t, 0) + wv * p1 * p2
+                    for m2, p2 in tail.items():
+                        spread[m2 + v] = spread.get(m2 + v, 0) + wv * p2
+            if spread:  # the group's marginal gains prefix times weighted completion
+                _add_product(acc, poly, spread)
             if completions:
                 here[key] = completions
         after = here
     return polynomial, marginals
+
+
+#: Past this many coefficient pairs a product is one numpy convolution.
+_CONVOLVE = 64
+
+
+def _add_product(acc: Poly, a: Poly, b: Poly) -> None:
+    """``acc += a * b`` for polynomials of non-negative Python integers.
+
+    Long products are one convolution of object arrays (numpy runs the loop
+    over Python integers); the entries ``acc`` gains are the nonzero ones,
+    as term by term.
+    """
+    if len(a) * len(b) < _CONVOLVE:
+        for m1, p1 in a.items():
+            for m2, p2 in b.items():
+                t = m1 + m2
+                acc[t] = acc.get(t, 0) + p1 * p2
+        return
+    a_low, b_low = min(a), min(b)
+    x = np.zeros(max(a) - a_low + 1, dtype=object)
+    y = np.zeros(max(b) - b_low + 1, dtype=object)
+    for m, p in a.items():
+        x[m - a_low] = p
+    for m, p in b.items():
+        y[m - b_low] = p
+    for k, p in enumerate(np.convolve(x, y).tolist(), start=a_low + b_low):
+        if p:
+            acc[k] = acc.get(k, 0) + p
 
 
 def _forward(
