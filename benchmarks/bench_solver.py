@@ -11,8 +11,10 @@ board beside the first click that opened it.
 times 1,000 games of the policy in ``ns.simulate`` on both cores;
 ``--huge`` times ``hint`` on a 5000 x 5000 board after its first click (and
 its peak memory), and ``analyze`` on a 2000 x 2000 expert-density board in
-mid-game; ``--fingerprint`` hashes the fingerprint chunks' games (the check
-that a change leaves every move the same).
+mid-game; ``--split 300`` prints where 300 expert games in ``ns.simulate``
+spend their time, the guess's parts included; ``--fingerprint`` hashes the
+fingerprint chunks' games (the check that a change leaves every move the
+same).
 
 Run as a script with a preset it measures SolverPolicy win rates,
 reproducibly, in fixed seeded chunks.  Each chunk plays ``chunk`` games in
@@ -814,6 +816,80 @@ def _engine_clock() -> Iterator[dict[str, float]]:
             setattr(owner, name, func)
 
 
+def time_split(games: int) -> dict[str, float]:
+    """Print where ``games`` expert 'safe' solver games in ``ns.simulate`` spend time.
+
+    One process, seed 20261130, chunks of 50 (the ``--throughput`` games),
+    after a warm-up.  Each part is wall time inside the named routine (an
+    outer call only): the policy, its moves for stuck boards (``choose``),
+    Hill's guess and, within it, the look-ahead's probes (``probe``: one
+    analysis each), the probes' set-up (``prober``: the structure with the
+    cell shown), the influence factor and its patterns; the exact engine's
+    probabilities (``probabilities``, probes included), the main analyses
+    (``analyze``), the local rules, the endgame search and the forced-pair
+    check.  Returns the seconds by part, with ``wall``.
+    """
+    from numsweeper.solver import analysis, guess, policy
+
+    seconds: dict[str, float] = {}
+    depth: dict[str, int] = {}
+    patched = [
+        (policy.SolverPolicy, "__call__", "policy"),
+        (policy.SolverPolicy, "_choose", "choose"),
+        (policy, "hill_guess", "guess"),
+        (analysis._Prober, "__call__", "probe"),
+        (analysis.Analyzer, "prober", "prober"),
+        (guess._Influence, "factor", "influence factor"),
+        (guess._Influence, "patterns", "patterns"),
+        (analysis, "_probabilities", "probabilities"),
+        (policy.SolverPolicy, "_analyze", "analyze"),
+        (policy, "_local_rules", "local rules"),
+        (policy, "best_click", "endgame"),
+        (policy, "forced_pair", "forced pair"),
+    ]
+    saved = [getattr(owner, name) for owner, name, _ in patched]
+
+    def timed(label: str, func: Callable[..., Any]) -> Callable[..., Any]:
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            depth[label] = depth.get(label, 0) + 1
+            t = time.perf_counter()
+            try:
+                return func(*args, **kwargs)
+            finally:
+                depth[label] -= 1
+                if not depth[label]:
+                    seconds[label] = seconds.get(label, 0.0) + time.perf_counter() - t
+
+        return wrapper
+
+    rows, cols, mines = ns.PRESETS["expert"]
+
+    def play(n: int, seed: int) -> Any:
+        return ns.simulate(
+            n, rows, cols, mines, policy=SolverPolicy("safe"), first_click="safe",
+            seed=seed, chunk_size=50,
+        )  # fmt: skip
+
+    play(10, 1)  # (kernels loaded, caches warm)
+    for (owner, name, label), func in zip(patched, saved, strict=True):
+        setattr(owner, name, timed(label, func))
+    try:
+        start = time.perf_counter()
+        result = play(games, 20261130)
+        seconds["wall"] = wall = time.perf_counter() - start
+    finally:
+        for (owner, name, _), func in zip(patched, saved, strict=True):
+            setattr(owner, name, func)
+    print(
+        f"{games} expert 'safe' games in ns.simulate, one process: {wall:.2f} s, {result.wins} won"
+    )
+    seconds["moves"] = wall - seconds.get("policy", 0.0)  # the games' own moves and the loop
+    for label in [label for _, _, label in patched] + ["moves"]:
+        if label in seconds:
+            print(f"  {label:17s} {seconds[label]:6.2f} s  {100 * seconds[label] / wall:5.1f}%")
+    return seconds
+
+
 # -- huge boards -------------------------------------------------------------------
 
 
@@ -1055,6 +1131,14 @@ def main(argv: list[str] | None = None) -> int:
         "--guess; seed 20261130, chunks of 50) and print games/s",
     )
     parser.add_argument(
+        "--split",
+        type=int,
+        default=0,
+        metavar="GAMES",
+        help="time GAMES expert games in ns.simulate (one process) and print where the "
+        "time goes, the guess's parts included",
+    )
+    parser.add_argument(
         "--guess",
         choices=["hill", "lookahead"],
         default="hill",
@@ -1066,6 +1150,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.huge:
         huge()
+        return 0
+    if args.split:
+        time_split(args.split)
         return 0
     if args.fingerprint:
         return 0 if fingerprint(args.workers) else 1
