@@ -147,7 +147,8 @@ def test_count_kernel_matches_the_python_integer_count() -> None:
 
 
 def test_python_count_of_long_components_matches_the_kernel() -> None:
-    # Strips of 2 x 3 cells per number: long polynomials, so the Python
+    # A chain of numbers, each with a group of its own and a group shared
+    # with the next (2 or 3 cells each): long polynomials, so the Python
     # count's backward sweep multiplies them as convolutions, while the
     # counts still fit the kernel's int64 for an exact comparison.
     rng = np.random.default_rng(3)
@@ -165,7 +166,8 @@ def test_python_count_of_long_components_matches_the_kernel() -> None:
     assert long_products == 3
 
 
-def test_polynomial_products_add_the_same_terms_either_way() -> None:
+def test_long_polynomial_products_add_what_term_by_term_products_add() -> None:
+    # the convolution branch of the Python count's product, against a plain loop
     from numsweeper.solver.counting import _CONVOLVE, _add_product
 
     rng = np.random.default_rng(4)
