@@ -129,13 +129,7 @@ def count_exact(
         here: dict[tuple[int, ...], Poly] = {}
         acc = marginals[i]
         for key, poly in fwd[i].items():
-            lo, hi = lo0, hi0
-            for j, cap in old_cons:
-                k = key[j]
-                if k - cap > lo:
-                    lo = k - cap
-                if k < hi:
-                    hi = k
+            lo, hi = _span(key, old_cons, lo0, hi0)
             if lo > hi:
                 continue
             fixed = get_keep(key)
@@ -159,6 +153,25 @@ def count_exact(
                 here[key] = completions
         after = here
     return polynomial, marginals
+
+
+def _span(
+    key: tuple[int, ...], old_cons: list[tuple[int, int]], lo: int, hi: int
+) -> tuple[int, int]:
+    """The mines the step's group may take from state ``key``: ``lo..hi``.
+
+    ``lo, hi`` are the bounds from the numbers the step opens; each older
+    number at key position ``j`` with ``cap`` cells left after the group
+    needs at least ``key[j] - cap`` of them and takes at most ``key[j]``.
+    (Empty when ``lo > hi``.)
+    """
+    for j, cap in old_cons:
+        k = key[j]
+        if k - cap > lo:
+            lo = k - cap
+        if k < hi:
+            hi = k
+    return lo, hi
 
 
 #: Past this many coefficient pairs a product is one numpy convolution.
@@ -253,13 +266,7 @@ def _forward(
         weight = weights[size]
         new_layer: dict[tuple[int, ...], Poly] = {}
         for key, poly in layer.items():
-            lo, hi = lo0, hi0
-            for j, cap in old_cons:
-                n = key[j]
-                if n - cap > lo:
-                    lo = n - cap
-                if n < hi:
-                    hi = n
+            lo, hi = _span(key, old_cons, lo0, hi0)
             if lo > hi:
                 continue
             fixed = get_keep(key)
