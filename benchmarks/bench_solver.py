@@ -1054,6 +1054,49 @@ def huge(side: int = 5000, mid_side: int = 2000) -> None:
     )
 
 
+def tangled(side: int) -> tuple[float, float]:
+    """Time ``analyze`` on the ``side`` x ``side`` tangled position (expert
+    density, half the safe cells shown); print it with the seconds spent in
+    the Python-integer count (``count_exact``).  Returns both.
+
+    The position is made once per side and kept in the system's temporary
+    directory, so that runs of different code analyse the same cells.
+    """
+    import tempfile
+
+    from numsweeper.solver import components
+
+    path = Path(tempfile.gettempdir()) / f"numsweeper_tangled_{side}.npz"
+    if not path.exists():
+        visible, mines = expert_density_mid_game(side)
+        np.savez(path, visible=visible, mines=mines)
+    with np.load(path) as saved:
+        visible, mines = saved["visible"], int(saved["mines"])
+    analyze(np.full((3, 3), H, dtype=np.int8), 1)  # (kernels loaded)
+    spent = [0.0]
+    counted = components.count_exact
+
+    def timed(*args: Any) -> Any:
+        t = time.process_time()
+        try:
+            return counted(*args)
+        finally:
+            spent[0] += time.process_time() - t
+
+    components.count_exact = timed
+    try:
+        t = time.process_time()
+        a = analyze(visible, mines)
+        took = time.process_time() - t
+    finally:
+        components.count_exact = counted
+    print(
+        f"{side} x {side} tangled: analyze {took:.2f} CPU s, of which the Python-integer "
+        f"count {spent[0]:.2f} s; exact={a.exact}"
+    )
+    return took, spent[0]
+
+
 def throughput(preset: str, rule: str, games: int, workers: int, guess: str) -> float:
     """Time ``games`` solver games in ``ns.simulate`` (workers started
     and kernels loaded included) and print the rate; return games/s.
@@ -1131,6 +1174,13 @@ def main(argv: list[str] | None = None) -> int:
         "--guess; seed 20261130, chunks of 50) and print games/s",
     )
     parser.add_argument(
+        "--tangled",
+        type=int,
+        default=0,
+        metavar="SIDE",
+        help="time analyze on the SIDE x SIDE tangled position and its Python-integer count",
+    )
+    parser.add_argument(
         "--split",
         type=int,
         default=0,
@@ -1153,6 +1203,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.split:
         time_split(args.split)
+        return 0
+    if args.tangled:
+        tangled(args.tangled)
         return 0
     if args.fingerprint:
         return 0 if fingerprint(args.workers) else 1
