@@ -326,6 +326,42 @@ def test_second_ctrl_c_aborts_at_once(tmp_path: Path) -> None:
     assert not [pid for pid in workers if _alive(pid)]
 
 
+_WRAPPED = """
+import sys
+from numsweeper import cli
+
+def interrupted(args):
+    try:
+        raise KeyboardInterrupt
+    except KeyboardInterrupt as exc:
+        raise ImportError("initialization failed") from exc
+
+def broken(args):
+    raise ImportError("a real error")
+
+cli._simulate = interrupted if sys.argv[1] == "ctrl-c" else broken
+sys.exit(cli.main(["simulate", "--preset", "beginner", "--games", "5"]))
+"""
+
+
+@pytest.mark.parametrize("case", ["ctrl-c", "error"])
+def test_a_ctrl_c_wrapped_in_another_error_still_aborts(case: str, tmp_path: Path) -> None:
+    # The second Ctrl-C can land while the summary first imports scipy.stats:
+    # Python reports it as ``ImportError: initialization failed``.  Other
+    # errors still propagate with their traceback.
+    script = tmp_path / "run.py"
+    script.write_text(_WRAPPED)
+    out = subprocess.run(
+        [sys.executable, str(script), case], capture_output=True, text=True, timeout=60
+    )
+    if case == "ctrl-c":
+        assert out.returncode == 130, out.stderr
+        assert out.stderr.strip() == "numsweeper simulate: aborted"
+    else:
+        assert out.returncode == 1
+        assert "ImportError: a real error" in out.stderr and "aborted" not in out.stderr
+
+
 # -- dask --------------------------------------------------------------------------------------
 
 

@@ -22,7 +22,7 @@ from numpy.typing import NDArray
 
 from . import __version__
 from ._constants import PRESETS
-from ._runner import Done, Hooks, Runner
+from ._runner import Done, Hooks, Runner, from_ctrl_c
 from ._validate import (
     check_board,
     count_text,
@@ -546,11 +546,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         code: int = args.func(args)
     except KeyboardInterrupt:
-        # A second Ctrl-C while the first one winds the run down: leave at once.
-        # (Workers notice that their parent is gone and exit too.)
-        print(f"numsweeper {args.command}: aborted", file=sys.stderr, flush=True)
-        sys.stdout.flush()
-        os._exit(130)
+        _abort(args.command)
     except BrokenPipeError:
         # The reader went away (``numsweeper ... | head``): stop quietly, and keep
         # Python from reporting the same error again when it flushes stdout.
@@ -567,4 +563,21 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
+    except Exception as exc:
+        # A Ctrl-C can land inside code that wraps it: an import of a compiled
+        # module (``ImportError: initialization failed``, as when the summary
+        # first imports scipy.stats) or a numba kernel (``SystemError``).
+        if from_ctrl_c(exc):
+            _abort(args.command)
+        raise
     return code
+
+
+def _abort(command: str) -> NoReturn:
+    """Leave at once after a second Ctrl-C (the first one winds the run down).
+
+    Workers notice that their parent is gone and exit too.
+    """
+    print(f"numsweeper {command}: aborted", file=sys.stderr, flush=True)
+    sys.stdout.flush()
+    os._exit(130)
