@@ -21,6 +21,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from numpy.typing import NDArray
 
 import numsweeper as ns
@@ -167,8 +169,8 @@ def test_python_count_of_long_components_matches_the_kernel() -> None:
 
 
 def test_long_polynomial_products_add_what_term_by_term_products_add() -> None:
-    # the convolution branch of the Python count's product, against a plain loop
-    from numsweeper.solver.counting import _CONVOLVE, _add_product
+    # the packed branch of the Python count's product, against a plain loop
+    from numsweeper.solver.counting import _PACKED, _add_product
 
     rng = np.random.default_rng(4)
     for _ in range(200):
@@ -180,9 +182,66 @@ def test_long_polynomial_products_add_what_term_by_term_products_add() -> None:
             for m2, p2 in b.items():
                 want[m1 + m2] = want.get(m1 + m2, 0) + p1 * p2
         got = dict(start)
-        assert len(a) * len(b) >= _CONVOLVE
+        assert len(a) * len(b) >= _PACKED
         _add_product(got, a, b)
         assert got == want  # the same keys: no zero entry is added
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.integers(0, 2**200) | st.sampled_from([0, 1]), min_size=1, max_size=90),
+    st.lists(st.integers(0, 2**64) | st.sampled_from([0, 1]), min_size=1, max_size=90),
+)
+def test_convolve_is_the_term_by_term_product(a: list[int], b: list[int]) -> None:
+    # both branches: short products term by term, long ones packed into one integer
+    from numsweeper.solver.counting import convolve
+
+    want = [0] * (len(a) + len(b) - 1)
+    for i, x in enumerate(a):
+        for j, y in enumerate(b):
+            want[i + j] += x * y
+    assert convolve(a, b) == want
+    assert convolve(b, a) == want
+    assert convolve(a, []) == [] == convolve([], b)
+
+
+def test_convolve_packs_slots_wide_enough_for_the_largest_sums() -> None:
+    # every coefficient at its largest: a slot one bit too narrow would carry
+    from numsweeper.solver.counting import convolve
+
+    for bits, n in ((1, 64), (61, 100), (64, 257), (300, 33)):
+        top = 2**bits - 1
+        got = convolve([top] * n, [top] * n)
+        assert got == [min(k + 1, 2 * n - 1 - k) * top * top for k in range(2 * n - 1)]
+
+
+@pytest.mark.parametrize("gmp", [False, True])
+def test_convolve_of_long_polynomials_with_and_without_gmp(
+    gmp: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # products of megabit packed integers: Python's own, or GMP's (extra bigint)
+    from numsweeper.solver import counting
+
+    if gmp:
+        pytest.importorskip("gmpy2")
+        assert counting._gmp() is not None
+    else:
+        monkeypatch.setattr(counting, "_gmp", lambda: None)
+    rng = np.random.default_rng(9)
+    a = [int(x) << 900 for x in rng.integers(0, 2**62, 400)]
+    b = [int(x) << 1500 for x in rng.integers(0, 2**62, 300)]
+    got = counting.convolve(a, b)
+    assert len(got) == 699
+    for k in (0, 1, 150, 298, 299, 399, 400, 698):  # term by term, at a few powers
+        want = sum(a[i] * b[k - i] for i in range(max(0, k - 299), min(k, 399) + 1))
+        assert got[k] == want
+    prime = 2**127 - 1  # and every coefficient at once: the values at a few points
+
+    def value(poly: list[int], x: int) -> int:
+        return sum(c * pow(x, i, prime) for i, c in enumerate(poly)) % prime
+
+    for x in (3, 2**61 + 7, 123456789):
+        assert value(got, x) == value(a, x) * value(b, x) % prime
 
 
 def test_counts_beyond_int64_fall_back_to_exact_python_integers() -> None:

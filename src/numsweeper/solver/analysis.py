@@ -48,7 +48,7 @@ from .._validate import check_int, check_visible, count_text
 from ..errors import InvalidBoardError
 from ..game import Game, GameState, Snapshot
 from .components import Counts, Memory, count_frontier, merged
-from .counting import Poly
+from .counting import Poly, convolve
 from .structure import Frontier, frontier
 
 __all__ = ["MAX_STATES", "Analysis", "Analyzer", "analyze"]
@@ -652,17 +652,7 @@ def _tree(polys: list[list[int]]) -> _Tree | None:
     half = len(polys) // 2
     left, right = _tree(polys[:half]), _tree(polys[half:])
     assert left is not None and right is not None
-    return _multiply(left[0], right[0]), left, right
-
-
-def _multiply(a: list[int], b: list[int]) -> list[int]:
-    """The product of two polynomials given by their coefficients."""
-    out = [0] * (len(a) + len(b) - 1)
-    for i, x in enumerate(a):
-        if x:
-            for j, y in enumerate(b):
-                out[i + j] += x * y
-    return out
+    return convolve(left[0], right[0]), left, right
 
 
 def _contexts(tree: _Tree, context: list[int]) -> list[list[int]]:
@@ -673,7 +663,8 @@ def _contexts(tree: _Tree, context: list[int]) -> list[list[int]]:
     layouts of ``t`` mines times the parent's context at ``a + t``; a leaf's
     context is what the component's marginals are weighed with.  Each level
     costs about what its products did, so the whole is about one product of
-    every polynomial.
+    every polynomial.  Each is one product (:func:`convolve`): the sibling
+    reversed times the parent's context, of which the middle is wanted.
     """
     _, left, right = tree
     if left is None:
@@ -681,10 +672,8 @@ def _contexts(tree: _Tree, context: list[int]) -> list[list[int]]:
     out = []
     for here, other in ((left, right), (right, left)):
         sibling = other[0]
-        mine = [
-            sum(map(int.__mul__, sibling, context[a : a + len(sibling)]))
-            for a in range(len(here[0]))
-        ]
+        start = len(sibling) - 1
+        mine = convolve(sibling[::-1], context)[start : start + len(here[0])]
         out.extend(_contexts(here, mine))
     return out
 
@@ -895,7 +884,7 @@ class _Given:
             return counted[0], counted[2]
         product = [1]
         for comp in counts.components:
-            product = _multiply(product, comp.coeffs)
+            product = convolve(product, comp.coeffs)
         low = counts.single_low + sum(comp.low for comp in counts.components)
         factor = math.prod(counts.single_coeffs.tolist())
         u = shape.unconstrained

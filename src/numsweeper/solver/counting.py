@@ -27,9 +27,11 @@ state's counts by mine total are a short run of int64s in a pool:
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from operator import itemgetter
+from typing import Any
 
 import numpy as np
 from numba import types as nt
@@ -45,6 +47,7 @@ __all__ = [
     "Empty",
     "Poly",
     "TooLarge",
+    "convolve",
     "count_exact",
     "count_parts",
     "unpack",
@@ -174,31 +177,107 @@ def _span(
     return lo, hi
 
 
-#: Past this many coefficient pairs a product is one numpy convolution.
-_CONVOLVE = 64
+#: Past this many coefficient pairs a product is one multiplication of
+#: packed integers (:func:`convolve`).
+_PACKED = 64
+
+
+def convolve(a: list[int], b: list[int]) -> list[int]:
+    """The product of two polynomials of non-negative Python integers.
+
+    ``a[i]`` is the coefficient of ``x**i``; the result has
+    ``len(a) + len(b) - 1`` coefficients (none if either is empty).  Long
+    products pack each polynomial into one integer, every coefficient in a
+    slot wide enough for any coefficient of the product, and multiply the
+    two integers once (Kronecker substitution): Python's multiplication
+    is subquadratic, so a product of polynomials thousands of terms long
+    with coefficients thousands of bits long costs far less than term by
+    term.  The coefficients must not be negative (a slot cannot borrow).
+
+    Parameters
+    ----------
+    a, b : list of int
+        Coefficients, lowest power first, each ``>= 0``.
+
+    Returns
+    -------
+    list of int
+        The product's coefficients.
+
+    Examples
+    --------
+    >>> from numsweeper.solver.counting import convolve
+    >>> convolve([1, 2], [3, 0, 1])  # (1 + 2x)(3 + x^2)
+    [3, 6, 1, 2]
+    >>> convolve([1] * 100, [1] * 100)[99], convolve([2**70] * 40, [2**90] * 40)[39] == 40 * 2**160
+    (100, True)
+    """
+    if not a or not b:
+        return []
+    if len(a) * len(b) < _PACKED:
+        out = [0] * (len(a) + len(b) - 1)
+        for i, x in enumerate(a):
+            if x:
+                for j, y in enumerate(b):
+                    out[i + j] += x * y
+        return out
+    # each coefficient of the product sums at most min(len) products
+    bits = max(a).bit_length() + max(b).bit_length() + min(len(a), len(b)).bit_length()
+    width = bits // 8 + 1  # bytes per slot
+    x = int.from_bytes(b"".join(v.to_bytes(width, "little") for v in a), "little")
+    y = int.from_bytes(b"".join(v.to_bytes(width, "little") for v in b), "little")
+    n = len(a) + len(b) - 1
+    z = _times(x, y).to_bytes(width * n, "little")
+    return [int.from_bytes(z[k : k + width], "little") for k in range(0, width * n, width)]
+
+
+#: Past this many bits (of the smaller factor) a multiplication goes to GMP.
+_GMP_BITS = 4096
+
+
+def _times(x: int, y: int) -> int:
+    """``x * y``; GMP's (gmpy2, extra ``bigint``) when both are long.
+
+    Python multiplies long integers by Karatsuba's method; GMP switches to
+    FFT methods, tens of times faster at millions of bits (a tangled
+    frontier's products).  The product is the same integer either way.
+    """
+    if min(x.bit_length(), y.bit_length()) < _GMP_BITS:
+        return x * y
+    mpz = _gmp()
+    return x * y if mpz is None else int(mpz(x) * mpz(y))
+
+
+@functools.cache
+def _gmp() -> Callable[[int], Any] | None:
+    """gmpy2's ``mpz`` when installed (imported on first need), else None."""
+    try:
+        import gmpy2
+    except ImportError:
+        return None
+    return gmpy2.mpz  # type: ignore[no-any-return]
 
 
 def _add_product(acc: Poly, a: Poly, b: Poly) -> None:
     """``acc += a * b`` for polynomials of non-negative Python integers.
 
-    Long products are one convolution of object arrays (numpy runs the loop
-    over Python integers); the entries ``acc`` gains are the nonzero ones,
-    as term by term.
+    Long products are one :func:`convolve`; the entries ``acc`` gains are
+    the nonzero ones, as term by term.
     """
-    if len(a) * len(b) < _CONVOLVE:
+    if len(a) * len(b) < _PACKED:
         for m1, p1 in a.items():
             for m2, p2 in b.items():
                 t = m1 + m2
                 acc[t] = acc.get(t, 0) + p1 * p2
         return
     a_low, b_low = min(a), min(b)
-    x = np.zeros(max(a) - a_low + 1, dtype=object)
-    y = np.zeros(max(b) - b_low + 1, dtype=object)
+    x = [0] * (max(a) - a_low + 1)
+    y = [0] * (max(b) - b_low + 1)
     for m, p in a.items():
         x[m - a_low] = p
     for m, p in b.items():
         y[m - b_low] = p
-    for k, p in enumerate(np.convolve(x, y).tolist(), start=a_low + b_low):
+    for k, p in enumerate(convolve(x, y), start=a_low + b_low):
         if p:
             acc[k] = acc.get(k, 0) + p
 
