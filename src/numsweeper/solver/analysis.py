@@ -595,7 +595,7 @@ class _Combined(NamedTuple):
     """The components' counts combined (:func:`_combine`)."""
 
     frontier: Poly  # weighted frontier layouts by total (the Analysis's frontier_mines)
-    weights: dict[int, int]  # per frontier total, proportional to C(U, M - K)
+    context: list[int]  # per total from ``low`` on, proportional to C(U, M - K), reduced
     grand: int  # proportional to the layouts (the components of one total left out)
     total: tuple[int, int, int]  # grand times their factor, and n0, n1 of the weights
     scaled: list[int]  # the frontier layouts by total, those components left out
@@ -620,6 +620,12 @@ def _combine(counted: _Counted) -> _Combined:
     frontier = {low + k: factor * x for k, x in enumerate(scaled) if x}
     weights = _binomial_weights(u, m, list(frontier))
     context = [weights.get(low + k, 0) for k in range(len(scaled))]
+    # Only the weights' ratios matter to the probabilities: without their
+    # common factor (about 40% of their bits on a huge tangled board) every
+    # product and sum that follows is shorter.
+    common = math.gcd(*context)
+    if common > 1:
+        context = [x // common for x in context]
     grand = sum(map(int.__mul__, scaled, context))
     if grand == 0:
         lo, hi = min(frontier), max(frontier)
@@ -635,7 +641,8 @@ def _combine(counted: _Counted) -> _Combined:
         )
     contexts = _contexts(tree, context) if tree else []
     n0, n1 = m - max(weights), m - min(weights)
-    return _Combined(frontier, weights, grand, (factor * grand, n0, n1), scaled, low, contexts)
+    whole = factor * grand * max(common, 1)
+    return _Combined(frontier, context, grand, (whole, n0, n1), scaled, low, contexts)
 
 
 # A product tree over the wide components' polynomials (coefficient lists):
@@ -723,9 +730,10 @@ def _probabilities(counted: _Counted) -> Analysis:
     )
     off = math.nan, False, False
     if u:
-        weights, low = combined.weights, combined.low
+        low = combined.low
         mined = sum(
-            x * weights.get(low + k, 0) * (m - low - k) for k, x in enumerate(combined.scaled)
+            x * w * (m - low - k)
+            for k, (x, w) in enumerate(zip(combined.scaled, combined.context, strict=True))
         )
         off = mined / (grand * u), mined == 0, mined == grand * u
     for array in front:
