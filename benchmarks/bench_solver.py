@@ -1057,7 +1057,8 @@ def huge(side: int = 5000, mid_side: int = 2000) -> None:
 def tangled(side: int) -> tuple[float, float]:
     """Time ``analyze`` on the ``side`` x ``side`` tangled position (expert
     density, half the safe cells shown); print it with the seconds spent in
-    the Python-integer count (``count_exact``).  Returns both.
+    the Python-integer count (``count_exact``) and the peak memory above
+    the position.  Returns both times.
 
     The position is made once per side and kept in the system's temporary
     directory, so that runs of different code analyse the same cells.
@@ -1085,14 +1086,18 @@ def tangled(side: int) -> tuple[float, float]:
 
     components.count_exact = timed
     try:
-        t = time.process_time()
-        a = analyze(visible, mines)
-        took = time.process_time() - t
+
+        def run() -> tuple[Any, float]:
+            t = time.process_time()
+            return analyze(visible, mines), time.process_time() - t
+
+        (a, took), _, peak = peak_bytes(run)
     finally:
         components.count_exact = counted
     print(
         f"{side} x {side} tangled: analyze {took:.2f} CPU s, of which the Python-integer "
-        f"count {spent[0]:.2f} s; exact={a.exact}"
+        f"count {spent[0]:.2f} s; exact={a.exact}; peak {peak / 2**20:,.0f} MB above the "
+        f"position ({peak / visible.size:,.0f} B/cell)"
     )
     return took, spent[0]
 
