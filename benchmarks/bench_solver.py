@@ -1024,6 +1024,39 @@ def test_analyze_expert_density_mid_game(benchmark: Any) -> None:
     )
 
 
+def _long_polynomials() -> tuple[list[int], list[int]]:
+    # the shape of the tangled board's top contexts: a sibling of a few
+    # hundred terms of ~2,000 bits against a context of ~30,000-bit weights
+    rng = np.random.default_rng(3)
+    terms = size(400, 60)
+    a = [int.from_bytes(rng.bytes(250), "little") for _ in range(terms)]
+    b = [int.from_bytes(rng.bytes(3750), "little") for _ in range(terms + terms // 2)]
+    return a, b
+
+
+def _term_by_term(a: list[int], b: list[int]) -> list[int]:
+    out = [0] * (len(a) + len(b) - 1)
+    for i, x in enumerate(a):
+        for j, y in enumerate(b):
+            out[i + j] += x * y
+    return out
+
+
+def test_long_polynomial_product(benchmark: Any) -> None:
+    # solver.counting.convolve: one packed multiplication (GMP with gmpy2)
+    from numsweeper.solver.counting import _gmp, convolve
+
+    a, b = _long_polynomials()
+    got = benchmark(convolve, a, b)
+    assert got[len(a) - 1] == sum(x * y for x, y in zip(a, b[len(a) - 1 :: -1], strict=False))
+    benchmark.extra_info.update(gmp=_gmp() is not None)
+
+
+def test_long_polynomial_product_term_by_term_baseline(benchmark: Any) -> None:
+    a, b = _long_polynomials()
+    benchmark.pedantic(_term_by_term, (a, b), rounds=size(3, 1), iterations=1)
+
+
 def huge(side: int = 5000, mid_side: int = 2000) -> None:
     """Print the huge-board figures: hint after the first click, and mid-game analyze."""
     print(f"{side} x {side}, 1% mines:", flush=True)
