@@ -681,3 +681,38 @@ def test_kernels_stay_in_bounds(tmp_path: Path) -> None:
     )
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     assert " passed" in run.stdout
+
+
+def test_analyses_through_gmp_are_the_analyses_in_python_integers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Every product and weighted sum sent to GMP (the threshold at one bit),
+    # against none: the same probabilities, certainties and layout totals.
+    gmpy2 = pytest.importorskip("gmpy2")
+    from numsweeper.solver import counting
+
+    made = [0]
+
+    def mpz(value: int) -> Any:
+        made[0] += 1
+        return gmpy2.mpz(value)
+
+    rng = np.random.default_rng(31)
+    for _ in range(150):
+        layout = np.zeros(16 * 30, dtype=bool)
+        layout[rng.choice(16 * 30, 99, replace=False)] = True
+        layout = layout.reshape(16, 30)
+        revealed = ~layout & (rng.random(layout.shape) < rng.uniform(0.2, 0.8))
+        cells = np.where(revealed, adjacent_counts(layout), H).astype(np.int8)
+        with monkeypatch.context() as patch:
+            patch.setattr(counting, "_gmp", lambda: None)
+            plain = analyze(cells, 99)
+        with monkeypatch.context() as patch:
+            patch.setattr(counting, "_GMP_BITS", 1)
+            patch.setattr(counting, "_gmp", lambda: mpz)
+            gmp = analyze(cells, 99)
+        assert plain.layouts == gmp.layouts > 0
+        assert np.array_equal(plain.probabilities, gmp.probabilities, equal_nan=True)
+        assert plain.safe.tolist() == gmp.safe.tolist()
+        assert plain.mines.tolist() == gmp.mines.tolist()
+    assert made[0] > 1000  # (GMP did the work)

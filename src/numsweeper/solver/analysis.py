@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import bisect
 import math
+import operator
 import threading
 from collections import OrderedDict
 from collections.abc import Collection
@@ -48,7 +49,7 @@ from .._validate import check_int, check_visible, count_text
 from ..errors import InvalidBoardError
 from ..game import Game, GameState, Snapshot
 from .components import Counts, Memory, count_frontier, merged
-from .counting import Poly, convolve
+from .counting import Poly, convolve, long_ints
 from .structure import Frontier, frontier
 
 __all__ = ["MAX_STATES", "Analysis", "Analyzer", "analyze"]
@@ -716,8 +717,9 @@ def _probabilities(counted: _Counted) -> Analysis:
     grand = combined.grand
     for comp, context in zip(counts.components, combined.contexts, strict=True):
         row: list[int]
+        weights = long_ints(context)  # (GMP's, on a huge tangled board)
         for g, row in zip(comp.groups, comp.marginals.tolist(), strict=True):
-            num = sum(map(int.__mul__, row, context))
+            num = int(sum(map(operator.mul, row, weights)))
             whole = grand * sizes[g]
             group_p[g] = num / whole
             group_safe[g] = num == 0
