@@ -206,7 +206,7 @@ def test_convolve_is_the_term_by_term_product(a: list[int], b: list[int]) -> Non
 
 
 def test_convolve_packs_slots_wide_enough_for_the_largest_sums() -> None:
-    # every coefficient at its largest: a slot one bit too narrow would carry
+    # every coefficient at its largest: a slot a byte too narrow would carry
     from numsweeper.solver.counting import convolve
 
     for bits, n in ((1, 64), (61, 100), (64, 257), (300, 33)):
@@ -242,6 +242,24 @@ def test_convolve_of_long_polynomials_with_and_without_gmp(
 
     for x in (3, 2**61 + 7, 123456789):
         assert value(got, x) == value(a, x) * value(b, x) % prime
+
+
+@pytest.mark.parametrize("gmp", [False, True])
+def test_middle_is_the_correlation_term_by_term(gmp: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the product tree's contexts: sums directly, or (GMP) the middle of one product
+    from numsweeper.solver import counting
+
+    if gmp:
+        pytest.importorskip("gmpy2")
+    else:
+        monkeypatch.setattr(counting, "_gmp", lambda: None)
+    rng = np.random.default_rng(12)
+    for la, n in ((1, 1), (3, 2), (40, 2), (2, 40), (30, 30), (120, 7)):
+        a = [int(x) << int(rng.integers(0, 3000)) for x in rng.integers(0, 2**40, la)]
+        a[0] = 0
+        b = [int(x) << int(rng.integers(0, 3000)) for x in rng.integers(0, 2**40, n + la - 1)]
+        want = [sum(a[t] * b[k + t] for t in range(la)) for k in range(n)]
+        assert counting.middle(a, b, n) == want
 
 
 def test_counts_beyond_int64_fall_back_to_exact_python_integers() -> None:

@@ -49,7 +49,7 @@ from .._validate import check_int, check_visible, count_text
 from ..errors import InvalidBoardError
 from ..game import Game, GameState, Snapshot
 from .components import Counts, Memory, count_frontier, merged
-from .counting import Poly, convolve, long_ints
+from .counting import Poly, convolve, long_ints, middle
 from .structure import Frontier, frontier
 
 __all__ = ["MAX_STATES", "Analysis", "Analyzer", "analyze"]
@@ -671,18 +671,15 @@ def _contexts(tree: _Tree, context: list[int]) -> list[list[int]]:
     layouts of ``t`` mines times the parent's context at ``a + t``; a leaf's
     context is what the component's marginals are weighed with.  Each level
     costs about what its products did, so the whole is about one product of
-    every polynomial.  Each is one product (:func:`convolve`): the sibling
-    reversed times the parent's context, of which the middle is wanted.
+    every polynomial.  Each is the middle of the sibling reversed times the
+    parent's context (:func:`~numsweeper.solver.counting.middle`).
     """
     _, left, right = tree
     if left is None:
         return [context]
     out = []
     for here, other in ((left, right), (right, left)):
-        sibling = other[0]
-        start = len(sibling) - 1
-        mine = convolve(sibling[::-1], context)[start : start + len(here[0])]
-        out.extend(_contexts(here, mine))
+        out.extend(_contexts(here, middle(other[0], context, len(here[0]))))
     return out
 
 

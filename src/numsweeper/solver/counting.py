@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import functools
 import math
+import operator
 from collections.abc import Callable
 from operator import itemgetter
 from typing import Any
@@ -51,6 +52,7 @@ __all__ = [
     "count_exact",
     "count_parts",
     "long_ints",
+    "middle",
     "unpack",
 ]
 
@@ -230,6 +232,27 @@ def convolve(a: list[int], b: list[int]) -> list[int]:
     n = len(a) + len(b) - 1
     z = _times(x, y).to_bytes(width * n, "little")
     return [int.from_bytes(z[k : k + width], "little") for k in range(0, width * n, width)]
+
+
+def middle(a: list[int], b: list[int], n: int) -> list[int]:
+    """The first ``n`` terms of the correlation of ``b`` with ``a``.
+
+    Term ``k`` is ``sum(a[t] * b[k + t] for t in range(len(a)))`` (``b``
+    holds at least ``n + len(a) - 1`` values, all ``>= 0``): the middle of
+    the product of ``a`` reversed and ``b``.  With GMP (extra ``bigint``) a
+    long one is that one product (:func:`convolve`); in Python's integers
+    the sums themselves cost less, since they skip the product's two ends.
+
+    Examples
+    --------
+    >>> from numsweeper.solver.counting import middle
+    >>> middle([1, 2], [5, 6, 7], 2)  # 1*5 + 2*6, 1*6 + 2*7
+    [17, 20]
+    """
+    if len(a) * n >= _PACKED and _gmp() is not None:
+        start = len(a) - 1
+        return convolve(a[::-1], b)[start : start + n]
+    return [sum(map(operator.mul, a, b[k : k + len(a)])) for k in range(n)]
 
 
 #: Past this many bits (of the smaller factor) a multiplication goes to GMP.
