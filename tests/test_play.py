@@ -210,12 +210,12 @@ def test_hint_with_a_solver(monkeypatch: pytest.MonkeyPatch) -> None:
     assert out.count("IN_PROGRESS") == 2
 
 
-@pytest.mark.parametrize("inside_kernel", [False, True])
+@pytest.mark.parametrize("where", ["hint", "kernel", "import"])
 def test_ctrl_c_during_a_hint_ends_the_game_as_interrupted(
-    monkeypatch: pytest.MonkeyPatch, inside_kernel: bool
+    monkeypatch: pytest.MonkeyPatch, where: str
 ) -> None:
     def hint(game: ns.Game) -> None:
-        if not inside_kernel:
+        if where == "hint":
             raise KeyboardInterrupt
         # what numba raises when the Ctrl-C lands in a kernel's callback
         raise SystemError("CPUDispatcher(...) returned a result") from KeyboardInterrupt()
@@ -223,6 +223,12 @@ def test_ctrl_c_during_a_hint_ends_the_game_as_interrupted(
     fake = types.ModuleType("numsweeper.solver")
     fake.hint = hint  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "numsweeper.solver", fake)
+    if where == "import":  # the solver's first import, as Python reports a Ctrl-C in it
+
+        def import_module(name: str) -> types.ModuleType:
+            raise ImportError("initialization failed") from KeyboardInterrupt()
+
+        monkeypatch.setattr(play.importlib, "import_module", import_module)
     status, out = run("h\nr 0 0\n", preset="beginner")
     assert status == 130 and out.rstrip().endswith("interrupted")
     assert "no hint" not in out

@@ -432,7 +432,9 @@ class _Session:
         try:
             # Looked up at run time: the solver is optional for this module.
             hint = importlib.import_module("numsweeper.solver").hint
-        except (ImportError, AttributeError):
+        except (ImportError, AttributeError) as exc:
+            if isinstance(exc.__cause__, KeyboardInterrupt):  # (in a compiled module's import)
+                raise KeyboardInterrupt from exc
             self.say("hints need the solver (numsweeper.solver), which this installation lacks")
             return
         try:
