@@ -346,11 +346,15 @@ class Runner:
 
 
 def from_ctrl_c(exc: BaseException) -> bool:
-    """Whether ``exc`` wraps a KeyboardInterrupt.
+    """Whether ``exc`` wraps a KeyboardInterrupt: is one, or was raised from one.
 
     A Ctrl-C that lands while a compiled (numba) kernel calls back into
     Python surfaces as ``SystemError: ... returned a result with an
-    exception set``, caused by the KeyboardInterrupt.
+    exception set``, and one in the import of a compiled module as
+    ``ImportError: initialization failed``: each caused (perhaps through
+    another such error) by the KeyboardInterrupt.  Only causes count: an
+    error raised while a Ctrl-C was being handled (its ``__context__``)
+    is a real error.
     """
     seen: set[int] = set()
     cause: BaseException | None = exc
@@ -358,5 +362,5 @@ def from_ctrl_c(exc: BaseException) -> bool:
         if isinstance(cause, KeyboardInterrupt):
             return True
         seen.add(id(cause))
-        cause = cause.__cause__ or cause.__context__
+        cause = cause.__cause__
     return False

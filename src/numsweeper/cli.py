@@ -22,7 +22,7 @@ from numpy.typing import NDArray
 
 from . import __version__
 from ._constants import PRESETS
-from ._runner import Done, Hooks, Runner
+from ._runner import Done, Hooks, Runner, from_ctrl_c
 from ._validate import (
     check_board,
     count_text,
@@ -565,11 +565,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except (ImportError, SystemError) as exc:
         # A Ctrl-C can land inside code that wraps it: an import of a compiled
-        # module (``ImportError: initialization failed``, as when the summary
-        # first imports scipy.stats) or a numba kernel (``SystemError``), each
-        # raised *from* the KeyboardInterrupt.  (Only that: an error merely
-        # raised while a Ctrl-C was being handled is a real error.)
-        if isinstance(exc.__cause__, KeyboardInterrupt):
+        # module (as when the summary first imports scipy.stats) or a numba
+        # kernel.  Other errors keep their traceback.
+        if from_ctrl_c(exc):
             _abort(args.command)
         raise
     return code

@@ -433,7 +433,7 @@ class _Session:
             # Looked up at run time: the solver is optional for this module.
             hint = importlib.import_module("numsweeper.solver").hint
         except (ImportError, AttributeError) as exc:
-            if isinstance(exc.__cause__, KeyboardInterrupt):  # (in a compiled module's import)
+            if from_ctrl_c(exc):  # (a Ctrl-C in a compiled module's import)
                 raise KeyboardInterrupt from exc
             self.say("hints need the solver (numsweeper.solver), which this installation lacks")
             return

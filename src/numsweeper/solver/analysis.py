@@ -598,7 +598,7 @@ class _Combined(NamedTuple):
     frontier: Poly  # weighted frontier layouts by total (the Analysis's frontier_mines)
     context: list[int]  # per total from ``low`` on, proportional to C(U, M - K), reduced
     grand: int  # proportional to the layouts (the components of one total left out)
-    total: tuple[int, int, int]  # grand times their factor, and n0, n1 of the weights
+    total: tuple[int, int, int]  # grand times their factor and the common one, n0, n1
     scaled: list[int]  # the frontier layouts by total, those components left out
     low: int  # ... from this total on
     contexts: list[list[int]]  # per wide component, the weight of each of its totals
@@ -624,7 +624,7 @@ def _combine(counted: _Counted) -> _Combined:
     # Only the weights' ratios matter to the probabilities: without their
     # common factor (about 40% of their bits on a huge tangled board) every
     # product and sum that follows is shorter.
-    common = math.gcd(*context)
+    common = math.gcd(*context) or 1  # (0 if no weight: then no layout fits, below)
     if common > 1:
         context = [x // common for x in context]
     grand = sum(map(int.__mul__, scaled, context))
@@ -642,7 +642,7 @@ def _combine(counted: _Counted) -> _Combined:
         )
     contexts = _contexts(tree, context) if tree else []
     n0, n1 = m - max(weights), m - min(weights)
-    whole = factor * grand * max(common, 1)
+    whole = factor * grand * common
     return _Combined(frontier, context, grand, (whole, n0, n1), scaled, low, contexts)
 
 

@@ -29,9 +29,8 @@ from __future__ import annotations
 
 import functools
 import math
-import operator
 from collections.abc import Callable
-from operator import itemgetter
+from operator import itemgetter, mul
 from typing import Any
 
 import numpy as np
@@ -252,7 +251,7 @@ def middle(a: list[int], b: list[int], n: int) -> list[int]:
     if len(a) * n >= _PACKED and _gmp() is not None:
         start = len(a) - 1
         return convolve(a[::-1], b)[start : start + n]
-    return [sum(map(operator.mul, a, b[k : k + len(a)])) for k in range(n)]
+    return [sum(map(mul, a, b[k : k + len(a)])) for k in range(n)]
 
 
 #: Past this many bits (of the smaller factor) a multiplication goes to GMP.
