@@ -113,7 +113,19 @@ def python_count(
     )
 
 
-def test_count_kernel_matches_the_python_integer_count() -> None:
+@pytest.fixture(params=[False, True], ids=["as-is", "packed"])
+def packing(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> bool:
+    """Whether the Python count packs every finished forward layer (it
+    does so only once they hold thousands of states)."""
+    from numsweeper.solver import counting
+
+    if request.param:
+        monkeypatch.setattr(counting, "_PACK_STATES", 0)
+        monkeypatch.setattr(counting, "_PACK_LAYER", 2)
+    return bool(request.param)
+
+
+def test_count_kernel_matches_the_python_integer_count(packing: bool) -> None:
     # Abstract banded components with large groups: counts and marginals
     # from small to far beyond 2**61, so every overflow check is exercised;
     # the kernel must agree exactly, stop at the same step (empty, or too
@@ -148,11 +160,14 @@ def test_count_kernel_matches_the_python_integer_count() -> None:
     assert min(seen.values()) > 5, seen
 
 
-def test_python_count_of_long_components_matches_the_kernel() -> None:
+def test_python_count_of_long_components_matches_the_kernel(packing: bool) -> None:
     # A chain of numbers, each with a group of its own and a group shared
     # with the next (2 or 3 cells each): long polynomials, so the Python
     # count's backward sweep multiplies them as convolutions, while the
-    # counts still fit the kernel's int64 for an exact comparison.
+    # counts still fit the kernel's int64 for an exact comparison.  (With
+    # ``packing``, the backward sweep reads every layer packed.)
+    from numsweeper.solver.counting import _forward, _Packed
+
     rng = np.random.default_rng(3)
     long_products = 0
     for n_cons in (10, 14, 18):
@@ -163,9 +178,36 @@ def test_python_count_of_long_components_matches_the_kernel() -> None:
         got = kernel_count(order, cons, sizes, need, 10**6)
         assert got[0] == "ok"
         assert got == python_count(order, cons, sizes, need, 10**6)
+        layers = _forward(order, cons, sizes, need, 10**6)[0]
+        assert any(isinstance(x, _Packed) for x in layers) == packing
         poly = got[1][0]
         long_products += len(poly) ** 2 >= 64
     assert long_products == 3
+
+
+def test_packed_layers_read_back_as_the_dicts_they_pack() -> None:
+    # keys, their order, and each polynomial (gaps, and coefficients past
+    # int64 too) come back as they went in; lookups by key as well
+    from numsweeper.solver.counting import _Packed
+
+    rng = np.random.default_rng(6)
+    for big in (False, True):
+        layer: dict[tuple[int, ...], dict[int, int]] = {}
+        while len(layer) < 200:
+            key = tuple(int(x) for x in rng.integers(0, 9, 5))
+            low = int(rng.integers(0, 3000))
+            poly = {}
+            for m in rng.choice(40, int(rng.integers(1, 12)), replace=False).tolist():
+                poly[low + m] = int(rng.integers(1, 2**62)) * (3**50 if big and m % 3 else 1)
+            layer[key] = poly
+        packed = _Packed(layer, 5)
+        assert len(packed) == len(layer) and list(packed) == list(layer)
+        assert list(packed.items()) == list(layer.items())
+        assert [list(p) for _, p in packed.items()] == [list(p) for p in layer.values()]
+        key = list(layer)[57]
+        assert packed[key] == layer[key] and packed.get((9,) * 5) is None
+    with pytest.raises(ValueError):  # a need past a byte: the caller keeps the dict
+        _Packed({(300,): {0: 1}}, 1)
 
 
 def test_long_polynomial_products_add_what_term_by_term_products_add() -> None:

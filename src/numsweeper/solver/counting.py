@@ -27,9 +27,11 @@ state's counts by mine total are a short run of int64s in a pool:
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from itertools import accumulate, chain
 from operator import itemgetter, mul
 from typing import Any
 
@@ -133,7 +135,8 @@ def count_exact(
         weight = weights[sizes[order[i]]]
         here: dict[tuple[int, ...], Poly] = {}
         acc = marginals[i]
-        for key, poly in fwd[i].items():
+        states, read = _reading(fwd[i])
+        for key, poly in states:
             lo, hi = _span(key, old_cons, lo0, hi0)
             if lo > hi:
                 continue
@@ -153,7 +156,7 @@ def count_exact(
                     for m2, p2 in tail.items():
                         spread[m2 + v] = spread.get(m2 + v, 0) + wv * p2
             if spread:  # the group's marginal gains prefix times weighted completion
-                _add_product(acc, poly, spread)
+                _add_product(acc, read(poly), spread)
             if completions:
                 here[key] = completions
         after = here
@@ -333,7 +336,7 @@ def _forward(
     sizes: list[int],
     need: list[int],
     max_states: int,
-) -> tuple[list[dict[tuple[int, ...], Poly]], list[list[int]], list[_StepPlan]]:
+) -> tuple[list[Mapping[tuple[int, ...], Poly]], list[list[int]], list[_StepPlan]]:
     """Count partial layouts cut by cut.
 
     Returns the layers (layer ``i``: the state after placing ``order[:i]``,
@@ -350,7 +353,8 @@ def _forward(
             capacity[c] = capacity.get(c, 0) + sizes[g]
     weights = {size: [math.comb(size, v) for v in range(size + 1)] for size in set(sizes)}
     layer: dict[tuple[int, ...], Poly] = {(): {0: 1}}
-    layers = [layer]
+    layers: list[Mapping[tuple[int, ...], Poly]] = [layer]
+    loose, packed = 0, 0  # states in the layers from ``packed`` on, which are not packed
     active: list[int] = []
     actives = [active]
     plans: list[_StepPlan] = []
@@ -409,11 +413,110 @@ def _forward(
             raise Empty((ending or cons)[0])
         if len(new_layer) > max_states:
             raise TooLarge(new_active)
+        # The finished layers wait for the backward sweep: once they hold
+        # many states, they are packed, in a sixth of the memory (a tangled
+        # board's components; packing costs about what reading them back
+        # does, so small counts, and counts that stop early, are left be).
+        loose += len(layer)
+        if loose > _PACK_STATES:
+            for j in range(packed, len(layers)):
+                if len(layers[j]) >= _PACK_LAYER:  # (short ones: not worth the call)
+                    with contextlib.suppress(ValueError):  # (a need past 255, not a board's)
+                        layers[j] = _Packed(layers[j], len(actives[j]))  # type: ignore[arg-type]
+            loose, packed = 0, len(layers)
         layer = new_layer
         active = new_active
         layers.append(layer)
         actives.append(active)
     return layers, actives, plans
+
+
+#: Forward layers are packed (:class:`_Packed`) once this many states wait.
+_PACK_STATES = 1 << 15
+#: ... those of at least this many states.
+_PACK_LAYER = 64
+
+
+class _Packed(Mapping[tuple[int, ...], Poly]):
+    """A finished forward layer, read-only and packed: the same mapping in less memory.
+
+    The keys (remaining needs, each ``0..255``, ``size`` to a key) are one
+    bytes object; the polynomials' powers and coefficients are two flat
+    int64 arrays (the coefficients a list if one passes int64), each
+    polynomial a run of them, in its dict's order.  A tangled board's
+    components have layers of hundreds of thousands of states: as dicts of
+    dicts of Python integers a state of 21 terms takes about 2 kB, packed
+    about 350 bytes.  Packing and reading cost a few C-level passes per
+    layer, not a Python step per coefficient.  A layer whose keys do not
+    fit in bytes is kept as it is.
+    """
+
+    __slots__ = ("_blob", "_ends", "_index", "_powers", "_size", "_values")
+
+    def __init__(self, layer: dict[tuple[int, ...], Poly], size: int) -> None:
+        self._size = size
+        self._index: dict[tuple[int, ...], int] | None = None
+        self._blob = bytes(chain.from_iterable(layer))  # (ValueError if a need passes 255)
+        powers: list[int] = []
+        values: list[int] = []
+        for poly in layer.values():
+            powers.extend(poly)
+            values.extend(poly.values())
+        self._ends = np.fromiter(accumulate(map(len, layer.values())), np.int64, len(layer))
+        self._powers = np.array(powers, dtype=np.int64)
+        self._values: NDArray[np.int64] | list[int] = (
+            np.array(values, dtype=np.int64) if max(values, default=0) < 2**63 else values
+        )
+
+    def __len__(self) -> int:
+        return len(self._ends)
+
+    def __iter__(self) -> Iterator[tuple[int, ...]]:
+        blob, size = self._blob, self._size
+        return (tuple(blob[i * size : (i + 1) * size]) for i in range(len(self._ends)))
+
+    def __getitem__(self, key: tuple[int, ...]) -> Poly:
+        if self._index is None:
+            self._index = {k: i for i, k in enumerate(self)}
+        i = self._index[key]
+        start, end = (int(self._ends[i - 1]) if i else 0), int(self._ends[i])
+        values = self._values[start:end]
+        listed = values if isinstance(values, list) else values.tolist()
+        return dict(zip(self._powers[start:end].tolist(), listed, strict=True))
+
+    def items(self) -> Iterator[tuple[tuple[int, ...], Poly]]:  # type: ignore[override]
+        """``(key, polynomial)`` pairs, in the order of the layer packed."""
+        states, read = self.reading()
+        return ((key, read(at)) for key, at in states)
+
+    def reading(self) -> tuple[Iterator[tuple[tuple[int, ...], Any]], Callable[[Any], Poly]]:
+        """``(key, place)`` pairs, and the function that reads a place's polynomial.
+
+        For a reader that needs few of the polynomials: only those are unpacked.
+        """
+        powers = self._powers.tolist()
+        values = self._values if isinstance(self._values, list) else self._values.tolist()
+        ends = self._ends.tolist()
+
+        def read(i: int) -> Poly:
+            start = ends[i - 1] if i else 0
+            return dict(zip(powers[start : ends[i]], values[start : ends[i]], strict=True))
+
+        return zip(self, range(len(ends)), strict=True), read
+
+
+def _reading(
+    layer: Mapping[tuple[int, ...], Poly],
+) -> tuple[Iterable[tuple[tuple[int, ...], Any]], Callable[[Any], Poly]]:
+    """A layer's ``(key, place)`` pairs and the reader of a place's polynomial
+    (:meth:`_Packed.reading`; a dict's place is its polynomial)."""
+    if isinstance(layer, _Packed):
+        return layer.reading()
+    return layer.items(), _itself
+
+
+def _itself(poly: Poly) -> Poly:
+    return poly
 
 
 # -- kernels ------------------------------------------------------------------
