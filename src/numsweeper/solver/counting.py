@@ -393,6 +393,11 @@ def _forward(
         plans.append((get_keep, get_drop, fresh_needs, old_cons, lo0, hi0))
         weight = weights[size]
         new_layer: dict[tuple[int, ...], Poly] = {}
+        # A state reached only with v = 0 holds its parent's polynomial
+        # itself (no copy; the layers are read-only once built), until a
+        # second parent adds to it.  (On a tangled board's groups of one
+        # cell, nearly every weight is 1.)
+        borrowed: set[tuple[int, ...]] = set()
         for key, poly in layer.items():
             lo, hi = _span(key, old_cons, lo0, hi0)
             if lo > hi:
@@ -404,7 +409,20 @@ def _forward(
                 w = weight[v]
                 target = new_layer.get(new_key)
                 if target is None:
-                    new_layer[new_key] = {m + v: w * p for m, p in poly.items()}
+                    if v == 0:
+                        new_layer[new_key] = poly
+                        borrowed.add(new_key)
+                    elif w == 1:
+                        new_layer[new_key] = {m + v: p for m, p in poly.items()}
+                    else:
+                        new_layer[new_key] = {m + v: w * p for m, p in poly.items()}
+                    continue
+                if new_key in borrowed:
+                    borrowed.discard(new_key)
+                    new_layer[new_key] = target = dict(target)
+                if w == 1:
+                    for m, p in poly.items():
+                        target[m + v] = target.get(m + v, 0) + p
                 else:
                     for m, p in poly.items():
                         target[m + v] = target.get(m + v, 0) + w * p
