@@ -142,8 +142,24 @@ def count_exact(
                 continue
             fixed = get_keep(key)
             base = get_drop(key) + fresh_needs
-            completions: Poly = {}
-            spread: Poly = {}  # the completions weighted by the group's mines v
+            if lo == hi:  # one value of v: the completions are one tail, shifted
+                tail = after.get(fixed + tuple([x - lo for x in base]))
+                if tail is None:
+                    continue
+                if lo == 0:  # (weight 1 and no mine: the tail itself, shared)
+                    here[key] = tail
+                    continue
+                w = weight[lo]
+                if w == 1:
+                    completions = {m2 + lo: p2 for m2, p2 in tail.items()}
+                else:
+                    completions = {m2 + lo: w * p2 for m2, p2 in tail.items()}
+                spread = completions if lo == 1 else {m2: lo * p2 for m2, p2 in completions.items()}
+                _add_product(acc, read(poly), spread)
+                here[key] = completions
+                continue
+            completions = {}
+            spread = {}  # the completions weighted by the group's mines v
             for v in range(lo, hi + 1):
                 tail = after.get(fixed + tuple([x - v for x in base]))
                 if tail is None:
