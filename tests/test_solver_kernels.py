@@ -115,8 +115,8 @@ def python_count(
 
 @pytest.fixture(params=[False, True], ids=["as-is", "packed"])
 def packing(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> bool:
-    """Whether the Python count packs every finished forward layer (it
-    does so only once they hold thousands of states)."""
+    """Whether the Python count packs every finished forward layer of two
+    or more states (it does so only once they hold thousands of states)."""
     from numsweeper.solver import counting
 
     if request.param:
@@ -202,12 +202,35 @@ def test_packed_layers_read_back_as_the_dicts_they_pack() -> None:
             layer[key] = poly
         packed = _Packed(layer, 5)
         assert len(packed) == len(layer) and list(packed) == list(layer)
-        assert list(packed.items()) == list(layer.items())
+        assert list(packed.items()) == list(layer.items()) and len(packed.items()) == len(layer)
+        states, read = packed.reading()
+        assert [(key, read(at)) for key, at in states] == list(layer.items())
         assert [list(p) for _, p in packed.items()] == [list(p) for p in layer.values()]
         key = list(layer)[57]
         assert packed[key] == layer[key] and packed.get((9,) * 5) is None
     with pytest.raises(ValueError):  # a need past a byte: the caller keeps the dict
         _Packed({(300,): {0: 1}}, 1)
+
+
+def test_python_count_with_needs_past_a_byte_keeps_those_layers_as_dicts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Not a board's (a need is at most 8), but the count takes any: with
+    # packing forced, layers whose keys pass a byte stay dicts, the others
+    # are packed, and the count is the one without packing.
+    from numsweeper.solver import counting
+
+    order = list(range(8))
+    cons = [[0, 1] if g % 2 else [0] for g in order]  # number 0 over every group
+    sizes = [40] * 8
+    need = [300, 150]
+    want = counting.count_exact(order, cons, sizes, need, 10**6)
+    monkeypatch.setattr(counting, "_PACK_STATES", 0)
+    monkeypatch.setattr(counting, "_PACK_LAYER", 2)
+    layers = counting._forward(order, cons, sizes, need, 10**6)[0]
+    kinds = {isinstance(x, counting._Packed) for x in layers if len(x) > 1}
+    assert kinds == {True, False}  # some keys fit in bytes, some do not
+    assert counting.count_exact(order, cons, sizes, need, 10**6) == want
 
 
 def test_long_polynomial_products_add_what_term_by_term_products_add() -> None:

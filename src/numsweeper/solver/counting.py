@@ -357,7 +357,9 @@ def _forward(
 
     Returns the layers (layer ``i``: the state after placing ``order[:i]``,
     keyed by the remaining need of the numbers in ``actives[i]``), the
-    active number lists and each step's plan.
+    active number lists and each step's plan.  The layers are read-only:
+    a state's polynomial may be the very dict of a state before it (or of
+    the final layer's one state), and long layers are :class:`_Packed`.
     """
     first: dict[int, int] = {}
     last: dict[int, int] = {}
@@ -480,9 +482,10 @@ class _Packed(Mapping[tuple[int, ...], Poly]):
     polynomial a run of them, in its dict's order.  A tangled board's
     components have layers of hundreds of thousands of states: as dicts of
     dicts of Python integers a state of 21 terms takes about 2 kB, packed
-    about 350 bytes.  Packing and reading cost a few C-level passes per
-    layer, not a Python step per coefficient.  A layer whose keys do not
-    fit in bytes is kept as it is.
+    about 350 bytes.  Packing costs a few C-level passes per layer, and
+    reading a polynomial a few per polynomial, not a Python step per
+    coefficient.  Raises ``ValueError`` if a key does not fit in bytes
+    (the caller then keeps the dict).
     """
 
     __slots__ = ("_blob", "_ends", "_index", "_powers", "_size", "_values")
@@ -513,30 +516,32 @@ class _Packed(Mapping[tuple[int, ...], Poly]):
         if self._index is None:
             self._index = {k: i for i, k in enumerate(self)}
         i = self._index[key]
-        start, end = (int(self._ends[i - 1]) if i else 0), int(self._ends[i])
-        values = self._values[start:end]
-        listed = values if isinstance(values, list) else values.tolist()
-        return dict(zip(self._powers[start:end].tolist(), listed, strict=True))
-
-    def items(self) -> Iterator[tuple[tuple[int, ...], Poly]]:  # type: ignore[override]
-        """``(key, polynomial)`` pairs, in the order of the layer packed."""
-        states, read = self.reading()
-        return ((key, read(at)) for key, at in states)
+        start = int(self._ends[i - 1]) if i else 0
+        return _unpacked(self._powers, self._values, start, int(self._ends[i]))
 
     def reading(self) -> tuple[Iterator[tuple[tuple[int, ...], Any]], Callable[[Any], Poly]]:
         """``(key, place)`` pairs, and the function that reads a place's polynomial.
 
-        For a reader that needs few of the polynomials: only those are unpacked.
+        For a reader that needs few of the polynomials: only those are
+        unpacked, each from its own slice of the arrays (the layer never
+        is as a whole).
         """
-        powers = self._powers.tolist()
-        values = self._values if isinstance(self._values, list) else self._values.tolist()
+        powers, values = self._powers, self._values
         ends = self._ends.tolist()
 
         def read(i: int) -> Poly:
-            start = ends[i - 1] if i else 0
-            return dict(zip(powers[start : ends[i]], values[start : ends[i]], strict=True))
+            return _unpacked(powers, values, ends[i - 1] if i else 0, ends[i])
 
         return zip(self, range(len(ends)), strict=True), read
+
+
+def _unpacked(
+    powers: NDArray[np.int64], values: NDArray[np.int64] | list[int], start: int, end: int
+) -> Poly:
+    """The polynomial of a :class:`_Packed` layer held at ``start:end``."""
+    part = values[start:end]
+    listed = part if isinstance(part, list) else part.tolist()
+    return dict(zip(powers[start:end].tolist(), listed, strict=True))
 
 
 def _reading(
