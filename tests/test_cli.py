@@ -227,6 +227,41 @@ def test_bad_arguments_exit_2_with_one_line(
     assert err.startswith("numsweeper") and err.endswith("(see --help)\n")
 
 
+@pytest.mark.parametrize("db", [True, False], ids=["db", "default-db"])
+@pytest.mark.parametrize(
+    ("argv", "reason"),
+    [
+        (["--port", "99999"], "argument --port: must be <= 65535, got 99999"),
+        (["--port", "65536"], "argument --port: must be <= 65535, got 65536"),
+        (["--port", "-1"], "argument --port: must be >= 0, got -1"),
+        (["--port", "http"], "argument --port: invalid integer 'http'"),
+        (["--workers", "0"], "argument --workers: must be >= 1, got 0"),
+        (["--max-cells", "x"], "argument --max-cells: invalid integer 'x'"),
+    ],
+)
+def test_serve_refuses_bad_arguments_before_touching_a_database(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    argv: list[str],
+    reason: str,
+    db: bool,
+) -> None:
+    # the default database lives under these: never the user's own
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    where = ["--db", f"sqlite:///{tmp_path / 'games' / 'games.db'}"] if db else []
+    code, out, err = run(capsys, "serve", *where, *argv)
+    assert code == 2 and out == ""
+    assert err == f"numsweeper serve: error: {reason} (see --help)\n"
+    assert list(tmp_path.iterdir()) == []  # no database, no directory
+
+
+@pytest.mark.parametrize("port", ["0", "65535", "8_080"])
+def test_serve_takes_every_port(port: str) -> None:
+    assert cli.build_parser().parse_args(["serve", "--port", port]).port == int(port)
+
+
 def test_missing_extras_and_modules_are_argument_errors(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -23,6 +23,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .._validate import non_negative_int, positive_int
 from .settings import ENVIRONMENT_VARIABLE, Settings, database_url, default_database
 
 __all__ = ["add_parser", "run"]
@@ -35,13 +36,15 @@ several server processes can share one PostgreSQL database.
 """
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be an integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
+#: The largest TCP port.
+_MAX_PORT = 65535
+
+
+def _port(text: str) -> int:
+    """An argparse type: a TCP port, 0..65535 (0: any free port)."""
+    value = non_negative_int(text)
+    if value > _MAX_PORT:
+        raise argparse.ArgumentTypeError(f"must be <= {_MAX_PORT}, got {value}")
     return value
 
 
@@ -57,6 +60,12 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     -------
     argparse.ArgumentParser
         The ``serve`` parser; its ``func`` default is :func:`run`.
+
+    Notes
+    -----
+    Every argument is checked as it is parsed (a port in 0..65535, counts
+    of at least 1), so a bad one is a usage error before :func:`run` opens
+    or creates any database.
     """
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "serve",
@@ -66,7 +75,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument(
         "--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)"
     )
-    parser.add_argument("--port", type=int, default=8000, help="port (default: 8000)")
+    parser.add_argument("--port", type=_port, default=8000, help="port, 0..65535 (default: 8000)")
     parser.add_argument(
         "--db",
         metavar="URL",
@@ -74,11 +83,11 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "(default: an SQLite file in ~/.local/share/numsweeper)",
     )
     parser.add_argument(
-        "--workers", type=_positive, default=1, help="server processes (default: 1)"
+        "--workers", type=positive_int, default=1, help="server processes (default: 1)"
     )
     parser.add_argument(
         "--max-cells",
-        type=_positive,
+        type=positive_int,
         default=1_000_000,
         help="the largest board, in cells (default: 1000000)",
     )
