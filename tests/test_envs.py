@@ -77,20 +77,24 @@ def test_sizes_by_hand_and_default() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "error", "match"),
     [
-        ({"preset": "huge"}, ValueError, "unknown preset 'huge'"),
-        ({"preset": "expert", "rows": 3}, ValueError, "not both"),
-        ({"rows": 3, "cols": 3}, ValueError, "give all of rows, cols and mines"),
+        ({"preset": "huge"}, ns.InvalidBoardError, "unknown preset 'huge'"),
+        ({"preset": ["beginner"]}, ns.InvalidBoardError, r"unknown preset \['beginner'\]"),
+        ({"preset": "expert", "rows": 3}, ns.InvalidBoardError, "not both .preset='expert'"),
+        ({"rows": 3, "cols": 3}, ns.InvalidBoardError, "give all of .*mines=None"),
         ({"rows": 3, "cols": 3, "mines": 9}, ns.InvalidBoardError, "mines must be in"),
         ({"rows": 4, "cols": 4, "mines": 8}, ns.InvalidBoardError, "first_click='opening'"),
-        ({"rows": 3.0, "cols": 3, "mines": 1}, TypeError, "rows must be an integer"),
-        ({"first_click": "corner"}, ns.InvalidBoardError, "first_click must be"),
-        ({"observation": "rgb"}, ValueError, "observation must be one of"),
-        ({"render_mode": "human"}, ValueError, "render_mode must be"),
-        ({"flags": 1}, TypeError, "flags must be a bool"),
-        ({"rewards": {"lose": -1}}, TypeError, "unknown reward 'lose'"),
-        ({"rewards": {"win": math.inf}}, ValueError, "reward 'win' must be finite"),
-        ({"rewards": {"win": "big"}}, TypeError, "reward 'win' must be a real number"),
-        ({"rewards": [1.0]}, TypeError, "rewards must be a Rewards or a mapping"),
+        ({"rows": 3.0, "cols": 3, "mines": 1}, ns.InvalidTypeError, "rows must be .*, got 3.0"),
+        ({"first_click": "corner"}, ns.InvalidBoardError, "first_click must be .*'corner'"),
+        ({"observation": "rgb"}, ns.InvalidBoardError, "observation must be .*, got 'rgb'"),
+        ({"observation": ["codes"]}, ns.InvalidBoardError, r"got \['codes'\]"),
+        ({"render_mode": "human"}, ns.InvalidBoardError, "render_mode must be .*'human'"),
+        ({"render_mode": ["ansi"]}, ns.InvalidBoardError, r"render_mode .*got \['ansi'\]"),
+        ({"flags": 1}, ns.InvalidTypeError, "flags must be a bool, got 1"),
+        ({"rewards": {"lose": -1}}, ns.InvalidTypeError, "unknown reward 'lose'"),
+        ({"rewards": {"win": math.inf}}, ns.InvalidBoardError, "'win' must be finite, got inf"),
+        ({"rewards": {"flag": -(10**400)}}, ns.InvalidBoardError, "'flag' must be finite, got an"),
+        ({"rewards": {"win": "big"}}, ns.InvalidTypeError, "'win' must be a real .*'big'"),
+        ({"rewards": [1.0]}, ns.InvalidTypeError, r"a Rewards or a mapping, got \[1.0\]"),
     ],
 )
 def test_bad_settings_are_refused(kwargs: dict[str, Any], error: type, match: str) -> None:
@@ -237,15 +241,75 @@ def test_bad_actions_raise() -> None:
     with pytest.raises(ResetNeeded):
         env.step(0)
     env.reset(seed=0)
-    with pytest.raises(ValueError, match=r"action must be in 0\.\.80, got 81"):
+    with pytest.raises(ns.InvalidBoardError, match=r"action must be in 0\.\.80, got 81"):
         env.step(81)
-    with pytest.raises(ValueError, match="got -1"):
+    with pytest.raises(ns.InvalidBoardError, match=r"action must be in 0\.\.80, got -1"):
         env.step(-1)
-    with pytest.raises(TypeError):
-        env.step(1.0)
-    with pytest.raises(TypeError, match="integer"):
+    with pytest.raises(ns.InvalidTypeError, match=r"action must be an integer, got 1\.5"):
+        env.step(1.5)
+    with pytest.raises(ns.InvalidTypeError, match="action must be an integer, got True"):
         env.step(True)
+    with pytest.raises(ns.InvalidTypeError, match=r"got array\(\[3\]\)"):
+        env.step(np.array([3]))
     env.step(np.int64(3))  # what Discrete.sample() gives
+    env.step(np.array(4))  # and a 0-d array, as an agent's argmax may
+
+
+@pytest.mark.parametrize(
+    ("action", "error", "match"),
+    [
+        (81, ns.InvalidBoardError, "got 81"),
+        (2**70, ns.InvalidBoardError, f"got {2**70}"),
+        (1.0, ns.InvalidTypeError, "got 1.0"),
+        ("3", ns.InvalidTypeError, "got '3'"),
+        (None, ns.InvalidTypeError, "got None"),
+    ],
+)
+def test_a_refused_action_changes_nothing(action: Any, error: type, match: str) -> None:
+    env, twin = make(first_click=None), make(first_click=None)
+    env.reset(seed=4)
+    twin.reset(seed=4)
+    env.step(40)
+    twin.step(40)
+    with pytest.raises(error, match=match):
+        env.step(action)
+    assert env.game is not None and twin.game is not None
+    assert [(m.kind, m.row, m.col) for m in env.game.moves] == [
+        (m.kind, m.row, m.col) for m in twin.game.moves
+    ]
+    # the same next step, and the same next episode
+    for a, b in zip(env.step(0), twin.step(0), strict=True):
+        np.testing.assert_equal(a, b)
+    np.testing.assert_array_equal(env.reset()[0], twin.reset()[0])
+    np.testing.assert_array_equal(layout(env), layout(twin))
+
+
+@pytest.mark.parametrize(
+    ("seed", "error", "match"),
+    [
+        (-1, ns.InvalidBoardError, "seed must be >= 0, got -1"),
+        (1.5, ns.InvalidTypeError, "seed must be an integer, got 1.5"),
+        (True, ns.InvalidTypeError, "seed must be an integer, got True"),
+        ("7", ns.InvalidTypeError, "seed must be an integer, got '7'"),
+    ],
+)
+def test_a_refused_seed_changes_nothing(seed: Any, error: type, match: str) -> None:
+    env, twin = make(first_click=None), make(first_click=None)
+    env.reset(seed=1)
+    twin.reset(seed=1)
+    with pytest.raises(error, match=match):
+        env.reset(seed=seed)
+    np.testing.assert_array_equal(layout(env), layout(twin))  # the episode goes on
+    env.reset()
+    twin.reset()
+    np.testing.assert_array_equal(layout(env), layout(twin))  # and np_random was kept
+
+
+def test_a_numpy_integer_seed_is_a_seed() -> None:
+    env, twin = make(first_click=None), make(first_click=None)
+    env.reset(seed=np.int64(5))
+    twin.reset(seed=5)
+    np.testing.assert_array_equal(layout(env), layout(twin))
 
 
 # -- first clicks -------------------------------------------------------------------------
@@ -542,11 +606,11 @@ def test_vector_env_reset_mask_keeps_the_others() -> None:
 
 
 def test_vector_env_refuses_bad_input() -> None:
-    with pytest.raises(ValueError, match="num_envs must be >= 1"):
+    with pytest.raises(ns.InvalidBoardError, match="num_envs must be >= 1, got 0"):
         MinesweeperVectorEnv(0)
-    with pytest.raises(TypeError, match="num_envs must be an integer"):
+    with pytest.raises(ns.InvalidTypeError, match=r"num_envs must be an integer, got 2\.0"):
         MinesweeperVectorEnv(2.0)  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="max_episode_steps must be >= 1"):
+    with pytest.raises(ns.InvalidBoardError, match="max_episode_steps must be >= 1, got 0"):
         MinesweeperVectorEnv(2, max_episode_steps=0)
     envs = MinesweeperVectorEnv(2)
     with pytest.raises(ResetNeeded):
@@ -554,18 +618,95 @@ def test_vector_env_refuses_bad_input() -> None:
     with pytest.raises(ResetNeeded, match="first reset"):
         envs.reset(options={"reset_mask": np.array([True, False])})
     envs.reset(seed=0)
-    with pytest.raises(ValueError, match=r"shape \(2,\)"):
+    with pytest.raises(ns.InvalidBoardError, match=r"shape \(2,\), got \(3,\)"):
         envs.step(np.array([0, 0, 0]))
-    with pytest.raises(TypeError, match="integers"):
+    with pytest.raises(ns.InvalidTypeError, match="integers, got dtype float64"):
         envs.step(np.array([0.0, 1.0]))
-    with pytest.raises(ValueError, match="got 81"):
+    with pytest.raises(ns.InvalidBoardError, match=r"actions\[1\] must be in 0\.\.80, got 81"):
         envs.step(np.array([0, 81]))
-    with pytest.raises(ValueError, match="one seed per game"):
+    with pytest.raises(ns.InvalidBoardError, match=r"actions\[0\] must be .*, got -1"):
+        envs.step([-1, 0])
+    with pytest.raises(ns.InvalidBoardError, match=r"one seed per game \(2\), got 3"):
         envs.reset(seed=[1, 2, 3])
-    with pytest.raises(TypeError, match="reset_mask"):
+    with pytest.raises(ns.InvalidTypeError, match=r"reset_mask.*got \[True, False\]"):
         envs.reset(options={"reset_mask": [True, False]})
-    with pytest.raises(ValueError, match="at least one"):
+    with pytest.raises(ns.InvalidBoardError, match="at least one"):
         envs.reset(options={"reset_mask": np.zeros(2, dtype=bool)})
+
+
+def vector_twins() -> tuple[MinesweeperVectorEnv, MinesweeperVectorEnv]:
+    """Two vector envs in the same state, three games each, mines laid at reset."""
+    envs = MinesweeperVectorEnv(3, first_click=None), MinesweeperVectorEnv(3, first_click=None)
+    for e in envs:
+        e.reset(seed=1)
+        e.step(np.array([40, 0, 80]))
+    return envs
+
+
+def same_games(a: MinesweeperVectorEnv, b: MinesweeperVectorEnv) -> None:
+    assert a.games is not None and b.games is not None
+    np.testing.assert_array_equal(a.games.mines, b.games.mines)
+    np.testing.assert_array_equal(a.games.visible, b.games.visible)
+
+
+@pytest.mark.parametrize(
+    ("seed", "options", "error", "match"),
+    [
+        ([7, -1, 9], None, ns.InvalidBoardError, r"seed\[1\] must be >= 0, got -1"),
+        ([7, 8, -2], None, ns.InvalidBoardError, r"seed\[2\] must be >= 0, got -2"),
+        ([7, 1.5, 9], None, ns.InvalidTypeError, r"seed\[1\] must be an integer, got 1.5"),
+        ([7, None, True], None, ns.InvalidTypeError, r"seed\[2\] must be an integer, got True"),
+        ([7, 8], None, ns.InvalidBoardError, r"one seed per game \(3\), got 2: \[7, 8\]"),
+        (-1, None, ns.InvalidBoardError, "seed must be >= 0, got -1"),
+        (1.5, None, ns.InvalidTypeError, "seed must be None, an integer .*, got 1.5"),
+        ("789", None, ns.InvalidTypeError, "seed must be None, an integer .*, got '789'"),
+        (
+            7,
+            {"reset_mask": np.zeros(3, dtype=bool)},
+            ns.InvalidBoardError,
+            "at least one game",
+        ),
+    ],
+)
+def test_a_refused_vector_reset_changes_nothing(
+    seed: Any, options: Any, error: type, match: str
+) -> None:
+    envs, twin = vector_twins()
+    with pytest.raises(error, match=match):
+        envs.reset(seed=seed, options=options)
+    same_games(envs, twin)  # the episodes go on
+    envs.reset()
+    twin.reset()
+    same_games(envs, twin)  # and no slot was reseeded
+
+
+def test_a_vector_reset_takes_numpy_seeds() -> None:
+    envs, twin = (
+        MinesweeperVectorEnv(2, first_click=None),
+        MinesweeperVectorEnv(2, first_click=None),
+    )
+    envs.reset(seed=np.array([3, 4]))
+    twin.reset(seed=[3, None])
+    twin.reset(seed=[None, 4], options={"reset_mask": np.array([False, True])})
+    same_games(envs, twin)
+
+
+@pytest.mark.parametrize(
+    ("actions", "error", "match"),
+    [
+        ([0, 81, 0], ns.InvalidBoardError, r"actions\[1\] must be in 0\.\.80, got 81"),
+        ([0, 0, -1], ns.InvalidBoardError, r"actions\[2\] must be in 0\.\.80, got -1"),
+        ([0.0, 1.0, 2.0], ns.InvalidTypeError, "actions must be integers, got dtype float64"),
+        ([0, 1], ns.InvalidBoardError, r"actions must have shape \(3,\), got \(2,\)"),
+    ],
+)
+def test_a_refused_vector_step_changes_nothing(actions: Any, error: type, match: str) -> None:
+    envs, twin = vector_twins()
+    with pytest.raises(error, match=match):
+        envs.step(np.array(actions))
+    same_games(envs, twin)
+    for a, b in zip(envs.step(np.array([1, 2, 3])), twin.step(np.array([1, 2, 3])), strict=True):
+        np.testing.assert_equal(a, b)
 
 
 def test_vector_env_renders_every_game() -> None:

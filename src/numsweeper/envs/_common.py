@@ -10,7 +10,6 @@ the random stream of the environment slot it is dealt to.
 from __future__ import annotations
 
 import math
-import operator
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, fields
@@ -20,7 +19,18 @@ import numpy as np
 from gymnasium import spaces
 from numpy.typing import ArrayLike, NDArray
 
-from .. import EXPLODED, FLAG, HIDDEN, MINE, PRESETS, WRONG_FLAG, BatchGame, MinePlacementStrategy
+from .. import (
+    EXPLODED,
+    FLAG,
+    HIDDEN,
+    MINE,
+    WRONG_FLAG,
+    BatchGame,
+    InvalidBoardError,
+    InvalidTypeError,
+    MinePlacementStrategy,
+)
+from .._validate import check_int, preset_dims, short_repr
 from ..render import cell_rgb, visible_text
 
 __all__ = [
@@ -33,6 +43,7 @@ __all__ = [
     "SlotPlacement",
     "action_masks",
     "check_render_mode",
+    "check_seed",
     "decode",
     "frame",
     "lay_by_keys",
@@ -96,9 +107,9 @@ class Rewards:
 
     Raises
     ------
-    TypeError
+    InvalidTypeError
         If a value is not a real number.
-    ValueError
+    InvalidBoardError
         If a value is not finite.
 
     Examples
@@ -122,10 +133,18 @@ class Rewards:
             if isinstance(value, (bool, np.bool_)) or not isinstance(
                 value, (int, float, np.integer, np.floating)
             ):
-                raise TypeError(f"reward {item.name!r} must be a real number, got {value!r}")
-            if not math.isfinite(value):
-                raise ValueError(f"reward {item.name!r} must be finite, got {value!r}")
-            object.__setattr__(self, item.name, float(value))
+                raise InvalidTypeError(
+                    f"reward {item.name!r} must be a real number, got {short_repr(value)}"
+                )
+            try:
+                number = float(value)
+            except OverflowError:  # an integer too large for a float
+                number = math.inf
+            if not math.isfinite(number):
+                raise InvalidBoardError(
+                    f"reward {item.name!r} must be finite, got {short_repr(value)}"
+                )
+            object.__setattr__(self, item.name, number)
 
     @classmethod
     def of(cls, rewards: Rewards | Mapping[str, Any] | None) -> Rewards:
@@ -142,20 +161,38 @@ class Rewards:
 
         Raises
         ------
-        TypeError
-            If ``rewards`` is of another type, or a mapping names an unknown
-            reward.
+        InvalidTypeError
+            If ``rewards`` is of another type, a mapping names an unknown
+            reward, or a value is not a real number.
+        InvalidBoardError
+            If a value is not finite.
+
+        Examples
+        --------
+        >>> from numsweeper.envs import Rewards
+        >>> Rewards.of(None) == Rewards()
+        True
+        >>> Rewards.of({"win": 5, "useless": 0})
+        Rewards(win=5.0, loss=-1.0, progress=1.0, useless=0.0, flag=0.0)
+        >>> Rewards.of({"lose": -1})
+        Traceback (most recent call last):
+            ...
+        numsweeper.errors.InvalidTypeError: unknown reward 'lose'; the rewards are [...]
         """
         if rewards is None:
             return cls()
         if isinstance(rewards, Rewards):
             return rewards
         if not isinstance(rewards, Mapping):
-            raise TypeError(f"rewards must be a Rewards or a mapping, got {rewards!r}")
+            raise InvalidTypeError(
+                f"rewards must be a Rewards or a mapping, got {short_repr(rewards)}"
+            )
         names = {item.name for item in fields(cls)}
         unknown = sorted(set(rewards) - names, key=str)
         if unknown:
-            raise TypeError(f"unknown reward {unknown[0]!r}; the rewards are {sorted(names)}")
+            raise InvalidTypeError(
+                f"unknown reward {short_repr(unknown[0])}; the rewards are {sorted(names)}"
+            )
         return cls(**rewards)
 
 
@@ -223,34 +260,34 @@ def settings_of(
 
     Raises
     ------
-    ValueError
-        For an unknown preset, first-click rule or observation, or a preset
-        given together with a size.
     InvalidBoardError
-        For bad dimensions or too many mines for the first-click rule.
-    TypeError
+        For an unknown preset, first-click rule or observation, a preset
+        given together with a size, bad dimensions or too many mines for the
+        first-click rule.
+    InvalidTypeError
         If a size is not an integer, ``flags`` is not a bool, or a reward is
         not a number.
     """
     if rows is None and cols is None and mines is None:
-        name = "beginner" if preset is None else preset
-        if name not in PRESETS:
-            raise ValueError(f"unknown preset {name!r}; choose one of {', '.join(PRESETS)}")
-        rows, cols, mines = PRESETS[name]
+        rows, cols, mines = preset_dims("beginner" if preset is None else preset)
     elif preset is not None:
-        raise ValueError(f"give a preset or rows, cols and mines, not both (preset={preset!r})")
+        raise InvalidBoardError(
+            f"give a preset or rows, cols and mines, not both (preset={short_repr(preset)})"
+        )
     elif rows is None or cols is None or mines is None:
-        raise ValueError(f"give all of rows, cols and mines, got {rows=}, {cols=}, {mines=}")
+        raise InvalidBoardError(f"give all of rows, cols and mines, got {rows=}, {cols=}, {mines=}")
     if not isinstance(flags, (bool, np.bool_)):
-        raise TypeError(f"flags must be a bool, got {flags!r}")
-    if observation not in OBSERVATIONS:
-        raise ValueError(f"observation must be one of {OBSERVATIONS}, got {observation!r}")
+        raise InvalidTypeError(f"flags must be a bool, got {short_repr(flags)}")
+    if not isinstance(observation, str) or observation not in OBSERVATIONS:
+        raise InvalidBoardError(
+            f"observation must be one of {OBSERVATIONS}, got {short_repr(observation)}"
+        )
     # The engine's own checks of the sizes and the rule, on a batch of none.
     BatchGame.new(0, rows, cols, mines, first_click=first_click)
     return Settings(
-        rows=operator.index(rows),
-        cols=operator.index(cols),
-        mines=operator.index(mines),
+        rows=int(rows),
+        cols=int(cols),
+        mines=int(mines),
         first_click=first_click,
         flags=bool(flags),
         observation=observation,
@@ -259,10 +296,29 @@ def settings_of(
 
 
 def check_render_mode(render_mode: str | None) -> str | None:
-    """``render_mode`` if it is None or one of :data:`RENDER_MODES`, else raise ValueError."""
-    if render_mode is not None and render_mode not in RENDER_MODES:
-        raise ValueError(f"render_mode must be None or one of {RENDER_MODES}, got {render_mode!r}")
+    """``render_mode`` if it is None or one of :data:`RENDER_MODES`, else InvalidBoardError."""
+    if render_mode is not None and (
+        not isinstance(render_mode, str) or render_mode not in RENDER_MODES
+    ):
+        raise InvalidBoardError(
+            f"render_mode must be None or one of {RENDER_MODES}, got {short_repr(render_mode)}"
+        )
     return render_mode
+
+
+def check_seed(seed: Any, name: str = "seed") -> int | None:
+    """A seed of an environment's random stream: None or an integer >= 0, as an int.
+
+    What Gymnasium's ``reset(seed=...)`` takes (numpy integers too), checked
+    with our errors, which name the seed (``name`` says which one): a wrong
+    type raises InvalidTypeError, a negative integer InvalidBoardError.
+    """
+    if seed is None:
+        return None
+    value = check_int(seed, name)
+    if value < 0:
+        raise InvalidBoardError(f"{name} must be >= 0, got {short_repr(value)}")
+    return value
 
 
 def observation_space(board: Settings) -> spaces.Box[np.int8]:

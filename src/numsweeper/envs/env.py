@@ -12,13 +12,15 @@ from gymnasium import spaces
 from gymnasium.error import ResetNeeded
 from numpy.typing import NDArray
 
-from .. import Game, GameOverError, GameState
+from .. import Game, GameOverError, GameState, InvalidBoardError, InvalidTypeError
+from .._validate import short_repr
 from ._common import (
     RENDER_MODES,
     Rewards,
     SlotPlacement,
     action_masks,
     check_render_mode,
+    check_seed,
     decode,
     frame,
     observation_space,
@@ -64,12 +66,11 @@ class MinesweeperEnv(gym.Env[NDArray[np.int8], np.int64]):
 
     Raises
     ------
-    ValueError
-        For an unknown preset, rule, observation or render mode, or a
-        preset given with a size.
     InvalidBoardError
-        For bad dimensions, or too many mines for the first-click rule.
-    TypeError
+        For an unknown preset, rule, observation or render mode, a preset
+        given with a size, bad dimensions, or too many mines for the
+        first-click rule.
+    InvalidTypeError
         For a size that is not an integer, or rewards that are not numbers.
 
     Examples
@@ -153,8 +154,27 @@ class MinesweeperEnv(gym.Env[NDArray[np.int8], np.int64]):
         info : dict
             ``action_mask``, ``mines_left`` and ``won``; see
             :mod:`numsweeper.envs`.
+
+        Raises
+        ------
+        InvalidBoardError
+            For a negative seed (which changes nothing).
+        InvalidTypeError
+            For a seed that is not an integer (which changes nothing).
+
+        Examples
+        --------
+        >>> from numsweeper.envs import MinesweeperEnv
+        >>> env = MinesweeperEnv("beginner")
+        >>> obs, info = env.reset(seed=0)
+        >>> obs.shape, bool((obs == -1).all()), info["mines_left"], info["won"]
+        ((9, 9), True, 10, False)
+        >>> env.reset(seed=-1)
+        Traceback (most recent call last):
+            ...
+        numsweeper.errors.InvalidBoardError: seed must be >= 0, got -1
         """
-        super().reset(seed=seed)
+        super().reset(seed=check_seed(seed))
         s = self.settings
         self._dealer.rngs[0] = self.np_random
         self._placed = s.first_click is None
@@ -186,10 +206,25 @@ class MinesweeperEnv(gym.Env[NDArray[np.int8], np.int64]):
             Before the first :meth:`reset`.
         GameOverError
             After the episode ended, until the next :meth:`reset`.
-        TypeError
+        InvalidTypeError
             If ``action`` is not an integer.
-        ValueError
+        InvalidBoardError
             If ``action`` is outside the action space.
+
+        Examples
+        --------
+        >>> from numsweeper.envs import MinesweeperEnv
+        >>> env = MinesweeperEnv("beginner")
+        >>> _ = env.reset(seed=7)
+        >>> obs, reward, terminated, truncated, info = env.step(4 * 9 + 4)  # reveal (4, 4)
+        >>> int(obs[4, 4]), round(reward, 4), terminated, truncated
+        (0, 0.5493, False, False)
+        >>> env.step(4 * 9 + 4)[1]  # revealed already: a masked action
+        -0.1
+        >>> env.step(81)
+        Traceback (most recent call last):
+            ...
+        numsweeper.errors.InvalidBoardError: action must be in 0..80, got 81
         """
         game = self._game
         if game is None:
@@ -197,11 +232,9 @@ class MinesweeperEnv(gym.Env[NDArray[np.int8], np.int64]):
         if game.state is not GameState.IN_PROGRESS:
             raise GameOverError(f"the episode ended ({game.state.name}): call reset()")
         s = self.settings
-        if isinstance(action, (bool, np.bool_)):
-            raise TypeError(f"action must be an integer, got {action!r}")
-        a = operator.index(action)
+        a = _action(action)
         if not 0 <= a < s.actions:
-            raise ValueError(f"action must be in 0..{s.actions - 1}, got {a}")
+            raise InvalidBoardError(f"action must be in 0..{s.actions - 1}, got {short_repr(a)}")
         flag, row, col = decode(np.array([a]), s)
         useful = bool(self._mask[a])
         opened = 0
@@ -259,9 +292,33 @@ class MinesweeperEnv(gym.Env[NDArray[np.int8], np.int64]):
         ------
         ResetNeeded
             Before the first :meth:`reset`.
+
+        Examples
+        --------
+        >>> from numsweeper.envs import MinesweeperEnv
+        >>> env = MinesweeperEnv(rows=3, cols=4, mines=1, render_mode="ansi")
+        >>> _ = env.reset(seed=0)
+        >>> print(env.render(), end="")
+        ####
+        ####
+        ####
+        >>> env = MinesweeperEnv(rows=3, cols=4, mines=1, render_mode="rgb_array")
+        >>> _ = env.reset(seed=0)
+        >>> env.render().shape  # 16 x 16 pixels per cell
+        (48, 64, 3)
         """
         if self.render_mode is None:
             return None
         if self._game is None:
             raise ResetNeeded("call reset() before render()")
         return frame(self._cells[0], self.render_mode)
+
+
+def _action(action: Any) -> int:
+    """An action as an int: anything with ``__index__`` but a bool (0-d arrays too)."""
+    if not isinstance(action, (bool, np.bool_)):
+        try:
+            return operator.index(action)
+        except TypeError:
+            pass
+    raise InvalidTypeError(f"action must be an integer, got {short_repr(action)}")

@@ -13,13 +13,15 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 from numpy.typing import NDArray
 
-from .. import BatchGame
+from .. import BatchGame, InvalidBoardError, InvalidTypeError
+from .._validate import check_int, short_repr
 from ._common import (
     RENDER_MODES,
     Rewards,
     SlotPlacement,
     action_masks,
     check_render_mode,
+    check_seed,
     decode,
     frame,
     observation_space,
@@ -53,10 +55,10 @@ class MinesweeperVectorEnv(VectorEnv[NDArray[np.int8], NDArray[np.int64], NDArra
 
     Raises
     ------
-    ValueError
+    InvalidBoardError
         For ``num_envs < 1`` or ``max_episode_steps < 1``, and as for
         :class:`~numsweeper.envs.MinesweeperEnv`.
-    TypeError
+    InvalidTypeError
         If ``num_envs`` or ``max_episode_steps`` is not an integer, and as
         for :class:`~numsweeper.envs.MinesweeperEnv`.
 
@@ -164,6 +166,9 @@ class MinesweeperVectorEnv(VectorEnv[NDArray[np.int8], NDArray[np.int64], NDArra
     ) -> tuple[NDArray[np.int8], dict[str, Any]]:
         """Deal new boards to every game, or to those of ``options["reset_mask"]``.
 
+        A refused reset changes nothing: every seed is checked before any
+        slot is reseeded.
+
         Parameters
         ----------
         seed : int, list of int or None, optional
@@ -180,36 +185,55 @@ class MinesweeperVectorEnv(VectorEnv[NDArray[np.int8], NDArray[np.int64], NDArra
 
         Raises
         ------
-        ValueError
-            For a seed list of the wrong length, or an empty reset mask.
-        TypeError
-            For a reset mask that is not a bool array of shape ``(num_envs,)``.
+        InvalidBoardError
+            For a negative seed, a seed list of the wrong length, or an
+            empty reset mask.
+        InvalidTypeError
+            For a seed that is not an integer (or a list of them), or a reset
+            mask that is not a bool array of shape ``(num_envs,)``.
+        ResetNeeded
+            For a first reset that does not reset every game.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from numsweeper.envs import MinesweeperVectorEnv
+        >>> envs = MinesweeperVectorEnv(3, "beginner")
+        >>> obs, infos = envs.reset(seed=[0, None, 2])
+        >>> obs.shape, infos["mines_left"].tolist()
+        ((3, 9, 9), [10, 10, 10])
+        >>> obs, infos = envs.reset(options={"reset_mask": np.array([False, True, False])})
+        >>> infos["_mines_left"].tolist()
+        [False, True, False]
+        >>> envs.reset(seed=[7, -1, 9])
+        Traceback (most recent call last):
+            ...
+        numsweeper.errors.InvalidBoardError: seed[1] must be >= 0, got -1
         """
         n = self.num_envs
         mask = np.ones(n, dtype=bool)
         if options is not None and "reset_mask" in options:
             mask = options["reset_mask"]
             if not isinstance(mask, np.ndarray) or mask.dtype != bool or mask.shape != (n,):
-                raise TypeError(
-                    f"options['reset_mask'] must be a bool array of shape ({n},), got {mask!r}"
+                raise InvalidTypeError(
+                    f"options['reset_mask'] must be a bool array of shape ({n},), "
+                    f"got {short_repr(mask)}"
                 )
             if not mask.any():
-                raise ValueError("options['reset_mask'] must reset at least one game")
-        seeds: list[int | None]
-        if seed is None:
-            seeds = [None] * n
-        elif isinstance(seed, (int, np.integer)):
-            seeds = [int(seed) + i for i in range(n)]
-        else:
-            seeds = list(seed)
-            if len(seeds) != n:
-                raise ValueError(f"give one seed per game ({n}), got {len(seeds)}")
+                raise InvalidBoardError("options['reset_mask'] must reset at least one game")
+        seeds = _slot_seeds(seed, n)
         if self._games is None and not mask.all():
             raise ResetNeeded("the first reset must reset every game")
+        # Every stream is built before any slot's is replaced, so a refused
+        # reset changes nothing.
         rngs = self._dealer.rngs
-        for i in np.flatnonzero(mask).tolist():
-            if seeds[i] is not None or rngs[i] is None:
-                rngs[i], _ = seeding.np_random(seeds[i])
+        fresh = {
+            i: seeding.np_random(seeds[i])[0]
+            for i in np.flatnonzero(mask).tolist()
+            if seeds[i] is not None or rngs[i] is None
+        }
+        for i, rng in fresh.items():
+            rngs[i] = rng
         self._deal(mask)
         self._autoreset &= ~mask
         observations, infos = self._observe(self._games_now().visible)
@@ -251,6 +275,8 @@ class MinesweeperVectorEnv(VectorEnv[NDArray[np.int8], NDArray[np.int64], NDArra
     ]:
         """Step every game: reveal, toggle a flag, do nothing (masked), or autoreset.
 
+        A refused step changes nothing: the actions are checked first.
+
         Parameters
         ----------
         actions : array_like of int, shape (num_envs,)
@@ -264,22 +290,37 @@ class MinesweeperVectorEnv(VectorEnv[NDArray[np.int8], NDArray[np.int64], NDArra
         ------
         ResetNeeded
             Before the first :meth:`reset`.
-        TypeError
+        InvalidTypeError
             If the actions are not integers.
-        ValueError
+        InvalidBoardError
             For the wrong shape or an action outside the action space.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from numsweeper.envs import MinesweeperVectorEnv
+        >>> envs = MinesweeperVectorEnv(2, "beginner")
+        >>> _ = envs.reset(seed=7)
+        >>> obs, rewards, terminated, truncated, infos = envs.step(np.array([40, 40]))
+        >>> int(obs[0, 4, 4]), terminated.tolist(), bool((rewards > 0).all())
+        (0, [False, False], True)
+        >>> envs.step(np.array([40, 81]))
+        Traceback (most recent call last):
+            ...
+        numsweeper.errors.InvalidBoardError: actions[1] must be in 0..80, got 81
         """
         games = self._games_now()
         s = self.settings
         n = self.num_envs
         a = np.asarray(actions)
         if a.shape != (n,):
-            raise ValueError(f"actions must have shape ({n},), got {a.shape}")
+            raise InvalidBoardError(f"actions must have shape ({n},), got {a.shape}")
         if a.dtype == bool or not np.issubdtype(a.dtype, np.integer):
-            raise TypeError(f"actions must be integers, got dtype {a.dtype}")
-        if a.min() < 0 or a.max() >= s.actions:
-            bad = int(a[(a < 0) | (a >= s.actions)][0])
-            raise ValueError(f"actions must be in 0..{s.actions - 1}, got {bad}")
+            raise InvalidTypeError(f"actions must be integers, got dtype {a.dtype}")
+        off = (a < 0) | (a >= s.actions)
+        if off.any():
+            i = int(np.argmax(off))
+            raise InvalidBoardError(f"actions[{i}] must be in 0..{s.actions - 1}, got {int(a[i])}")
         a = a.astype(np.int64)
         stepping = ~self._autoreset
         flag, row, col = decode(a, s)
@@ -339,6 +380,14 @@ class MinesweeperVectorEnv(VectorEnv[NDArray[np.int8], NDArray[np.int64], NDArra
         ------
         ResetNeeded
             Before the first :meth:`reset`.
+
+        Examples
+        --------
+        >>> from numsweeper.envs import MinesweeperVectorEnv
+        >>> envs = MinesweeperVectorEnv(2, rows=2, cols=3, mines=0, render_mode="ansi")
+        >>> _ = envs.reset(seed=0)
+        >>> envs.render()
+        ('###\\n###\\n', '###\\n###\\n')
         """
         if self.render_mode is None:
             return None
@@ -359,9 +408,28 @@ def _visible(games: BatchGame) -> NDArray[np.int8]:
     return codes
 
 
+def _slot_seeds(seed: Any, n: int) -> list[int | None]:
+    """The seed of each of ``n`` slots, every one checked: ``seed + i``, or a list's own."""
+    if seed is None:
+        return [None] * n
+    if isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)):
+        first = check_seed(seed)
+        assert first is not None
+        return [first + i for i in range(n)]
+    if isinstance(seed, (str, bytes)) or not isinstance(seed, (Sequence, np.ndarray)):
+        raise InvalidTypeError(
+            f"seed must be None, an integer >= 0 or a list of one per game, got {short_repr(seed)}"
+        )
+    seeds = list(seed)
+    if len(seeds) != n:
+        raise InvalidBoardError(
+            f"give one seed per game ({n}), got {len(seeds)}: {short_repr(seed)}"
+        )
+    return [check_seed(s, f"seed[{i}]") for i, s in enumerate(seeds)]
+
+
 def _positive(value: Any, name: str) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an integer, got {value!r}")
-    if value < 1:
-        raise ValueError(f"{name} must be >= 1, got {value!r}")
-    return int(value)
+    number = check_int(value, name)
+    if number < 1:
+        raise InvalidBoardError(f"{name} must be >= 1, got {short_repr(number)}")
+    return number
