@@ -324,31 +324,38 @@ def test_bad_policies_are_reported() -> None:
     def off_board(visible: Any, mines_left: Any, rng: Any) -> Any:
         return np.full((len(visible), 2), 9)
 
-    with pytest.raises(ValueError, match=r"policy 'revealed_cell' chose \(0, 0\) in game \d+"):
+    with pytest.raises(
+        ns.InvalidBoardError, match=r"policy 'revealed_cell' chose \(0, 0\) in game \d+"
+    ):
         ns.simulate(50, 9, 9, 10, policy=revealed_cell, first_click="opening", seed=0)
-    with pytest.raises(ValueError, match=r"shape \(5, 2\), got int64 \(5, 3\)"):
+    with pytest.raises(ns.InvalidBoardError, match=r"shape \(5, 2\), got int64 \(5, 3\)"):
         ns.simulate(5, 9, 9, 10, policy=wrong_shape)
-    with pytest.raises(ValueError, match=r"chose \(9, 9\)"):
+    with pytest.raises(ns.InvalidBoardError, match=r"chose \(9, 9\)"):
         ns.simulate(5, 9, 9, 10, policy=off_board)
 
 
 @pytest.mark.parametrize(
     ("kwargs", "error", "match"),
     [
-        ({"games": -1}, ValueError, "games must be >= 0, got -1"),
-        ({"games": 2.5}, TypeError, "games must be an integer"),
+        ({"games": -1}, ns.InvalidBoardError, "games must be >= 0, got -1"),
+        ({"games": 2.5}, ns.InvalidTypeError, "games must be an integer, got 2.5"),
         ({"mines": 81}, ns.InvalidBoardError, "mines must be in"),
         (
             {"mines": 73},
             ns.InvalidBoardError,
             r"mines must be in 0\.\.72 for a 9x9 board with first_click='opening'",
         ),
-        ({"workers": 0}, ValueError, "workers must be >= 1"),
-        ({"chunk_size": 0}, ValueError, "chunk_size must be >= 1"),
-        ({"policy": "greedy"}, ValueError, "unknown policy 'greedy'"),
-        ({"policy": 3}, TypeError, "policy must be a name or a callable"),
-        ({"first_click": "corner"}, ValueError, "first_click must be"),
-        ({"workers": 2, "executor": ThreadPoolExecutor(1)}, TypeError, "not both"),
+        ({"workers": 0}, ns.InvalidBoardError, "workers must be >= 1, got 0"),
+        ({"chunk_size": 0}, ns.InvalidBoardError, "chunk_size must be >= 1, got 0"),
+        ({"chunk_size": "10"}, ns.InvalidTypeError, "chunk_size must be an integer, got '10'"),
+        ({"policy": "greedy"}, ns.InvalidBoardError, "unknown policy 'greedy'"),
+        ({"policy": 3}, ns.InvalidTypeError, "policy must be a name or a callable, got 3"),
+        ({"first_click": "corner"}, ns.InvalidBoardError, "first_click must be .*'corner'"),
+        (
+            {"workers": 2, "executor": ThreadPoolExecutor(1)},
+            ns.InvalidTypeError,
+            "not both: got workers=2",
+        ),
     ],
 )
 def test_bad_arguments(kwargs: dict[str, Any], error: type[Exception], match: str) -> None:
@@ -426,7 +433,7 @@ def test_replay_a_run_with_an_unusual_root_or_a_callable_named_like_a_policy() -
 
     named = ns.simulate(20, 9, 9, 10, policy=random, seed=1, chunk_size=7)
     assert named.policy == "random" and not named.policy_is_name
-    with pytest.raises(TypeError, match="'random' was a callable: pass it to replay"):
+    with pytest.raises(ns.InvalidTypeError, match="'random' was a callable: pass it to replay"):
         named.replay(0)
     assert _matches(named.replay(5, random), named.records[5])
 
@@ -442,33 +449,50 @@ def test_replay_a_solver_game_and_a_used_seed_sequence() -> None:
     assert result.first_child == 2 and "n_children_spawned=2" in result.summary()
     for i in (0, 7, 11):
         assert _matches(result.replay(i, policy), result.records[i])
-    with pytest.raises(TypeError, match="'SolverPolicy' was a callable: pass it to replay"):
+    with pytest.raises(
+        ns.InvalidTypeError, match="'SolverPolicy' was a callable: pass it to replay"
+    ):
         result.replay(0)
 
 
 def test_replay_refuses_a_missing_game_or_another_policy() -> None:
     result = ns.simulate(40, 9, 9, 10, seed=3, chunk_size=10)
+    before = result.records.tobytes()
     for bad in (-1, 40, 10**9):
-        with pytest.raises(IndexError, match=f"game {bad} is not in this run's records"):
+        with pytest.raises(
+            ns.OutOfBoundsError, match=rf"game {bad} is not in this run's records \(games 0\.\.39\)"
+        ):
             result.replay(bad)
-    with pytest.raises(TypeError, match="game must be an integer"):
+    with pytest.raises(ns.InvalidTypeError, match=r"game must be an integer, got 1\.0"):
         result.replay(1.0)  # type: ignore[arg-type]
     rec = result.records
     longer = int(rec["game"][rec["clicks"] > 1][0])
-    with pytest.raises(ValueError, match=f"game {longer} did not replay as recorded: .*clicks 1"):
+    with pytest.raises(
+        ns.InvalidBoardError, match=f"game {longer} did not replay as recorded: .*clicks 1"
+    ):
         result.replay(longer, "first_click_only")
-    with pytest.raises(ValueError, match="unknown policy 'nope'; choose one of"):
+    with pytest.raises(ns.InvalidBoardError, match="unknown policy 'nope'; choose one of"):
         result.replay(3, "nope")
-    with pytest.raises(TypeError, match="policy must be a name or a callable, got 5"):
+    with pytest.raises(ns.InvalidTypeError, match="policy must be a name or a callable, got 5"):
         result.replay(3, 5)  # type: ignore[arg-type]
+    assert result.records.tobytes() == before  # a refused replay changes nothing
+    with pytest.raises(
+        ns.OutOfBoundsError, match=r"game 0 is not in this run's records \(no games\)"
+    ):
+        ns.simulate(0, 9, 9, 10, seed=0).replay(0)
     # a single-click policy on other boards: caught by what it revealed and the 3BV
     once = ns.simulate(10, 9, 9, 10, policy="first_click_only", seed=3)
     other = dataclasses.replace(once, seed=999)
-    with pytest.raises(ValueError, match=r"did not replay as recorded: .*(revealed|three_bv)"):
+    with pytest.raises(
+        ns.InvalidBoardError, match=r"did not replay as recorded: .*(revealed|three_bv)"
+    ):
         for i in range(10):
             other.replay(i)
     stopped = ns.simulate(1000, 9, 9, 10, policy=StopAfter(25), seed=4, chunk_size=100)
-    with pytest.raises(IndexError, match="interrupted"):
+    with pytest.raises(
+        ns.OutOfBoundsError,
+        match=rf"game 999 .*\(games 0\.\.999, {stopped.games:,} games kept: interrupted\)",
+    ):
         stopped.replay(999, ns.RandomPolicy())
 
 
@@ -485,7 +509,7 @@ def test_simulate_takes_a_strategy_and_stays_reproducible() -> None:
     # RandomPlacement reseeded by each chunk's board seed is the default.
     assert (one.records == default.records).all()
     lost = int(one.records["game"][~one.records["won"]][0])
-    with pytest.raises(TypeError, match="pass that strategy"):
+    with pytest.raises(ns.InvalidTypeError, match="laid its mines with RandomPlacement: pass that"):
         one.replay(lost)
     assert one.replay(lost, strategy=random).state is ns.GameState.LOST
     with pytest.raises(TypeError, match="MinePlacementStrategy"):
@@ -497,7 +521,10 @@ def test_a_policy_that_cannot_reach_workers_is_named_with_the_fix() -> None:
         return first_hidden(visible, mines_left, rng)
 
     for policy in (lambda v, m, r: first_hidden(v, m, r), local):
-        with pytest.raises(TypeError, match=r"cannot be sent to worker processes.*top level"):
+        with pytest.raises(
+            ns.InvalidTypeError,
+            match=r"'(<lambda>|local)' cannot be sent to worker processes.*top level",
+        ):
             ns.simulate(10, 9, 9, 10, policy=policy, workers=2)
     assert ns.simulate(10, 9, 9, 10, policy=local, seed=1).games == 10  # fine in-process
 

@@ -31,9 +31,9 @@ from numpy.typing import NDArray
 from ._constants import HIDDEN
 from ._kernels import three_bv_solved
 from ._runner import Done, Hooks, Runner, from_ctrl_c
-from ._validate import check_board, check_int, count_text, root_seed_sequence, rule_text
+from ._validate import check_board, check_int, count_text, root_seed_sequence, rule_text, short_repr
 from .batchgame import BatchGame
-from .errors import InvalidBoardError
+from .errors import InvalidBoardError, InvalidTypeError, OutOfBoundsError
 from .game import MOVE_KINDS, Game
 from .placement import MinePlacementStrategy, RandomPlacement, check_strategy, reseeded
 
@@ -244,6 +244,14 @@ def _read_csv(
     return table, meta
 
 
+def _at_least(value: Any, name: str, low: int) -> int:
+    """``value`` as an int ``>= low``, else InvalidTypeError or InvalidBoardError naming it."""
+    number = check_int(value, name)
+    if number < low:
+        raise InvalidBoardError(f"{name} must be >= {low}, got {number}")
+    return number
+
+
 def _need(module: str, what: str) -> Any:
     """Import an optional dependency, or say which extra brings it."""
     import importlib
@@ -292,11 +300,18 @@ def _make_policy(policy: str | Policy, first_click: str | None) -> Policy:
 def _check_policy(policy: Any, first_click: str | None) -> None:
     """Raise unless ``policy`` is a known name (that can be built) or a callable."""
     if isinstance(policy, str):
-        if policy not in POLICY_NAMES:
-            raise ValueError(f"unknown policy {policy!r}; choose one of {', '.join(POLICY_NAMES)}")
+        _known_policy(policy)
         _make_policy(policy, first_click)  # fail now, not in a worker
     elif not callable(policy):
-        raise TypeError(f"policy must be a name or a callable, got {policy!r}")
+        raise InvalidTypeError(f"policy must be a name or a callable, got {short_repr(policy)}")
+
+
+def _known_policy(name: str) -> None:
+    """Raise InvalidBoardError unless ``name`` is one of POLICY_NAMES."""
+    if name not in POLICY_NAMES:
+        raise InvalidBoardError(
+            f"unknown policy {short_repr(name)}; choose one of {', '.join(POLICY_NAMES)}"
+        )
 
 
 def _check_picklable(value: Any, what: str) -> None:
@@ -306,7 +321,7 @@ def _check_picklable(value: Any, what: str) -> None:
     try:
         pickle.dumps(value)
     except (pickle.PicklingError, AttributeError, TypeError) as exc:
-        raise TypeError(
+        raise InvalidTypeError(
             f"the {what} {_policy_name(value)!r} cannot be sent to worker processes ({exc}); "
             "define it at the top level of a module (not a lambda or a function defined "
             "inside another), or use workers=1"
@@ -530,13 +545,14 @@ class SimulationResult:
 
         Raises
         ------
-        IndexError
+        OutOfBoundsError
             If no record has that index (negative, past the end, or in a
             chunk that a Ctrl-C stopped).
-        TypeError
-            If ``game`` is not an integer, a callable policy is missing, or
-            ``policy`` is neither a name nor a callable.
-        ValueError
+        InvalidTypeError
+            If ``game`` is not an integer, a callable policy or the run's
+            strategy is missing, or ``policy`` is neither a name nor a
+            callable.
+        InvalidBoardError
             For an unknown policy name, or if the game does not end as
             recorded (outcome, clicks, cells revealed, 3BV): another policy
             than the run's, or one whose moves depend on more than its
@@ -560,14 +576,14 @@ class SimulationResult:
         i = check_int(game, "game")
         hits = np.flatnonzero(self.records["game"] == i)
         if not hits.size:
-            raise IndexError(
-                f"game {i} is not in this run's records ({self.games} games"
-                + (", interrupted)" if self.interrupted else ")")
-            )
+            span = f"games 0..{self.requested - 1}" if self.requested else "no games"
+            if self.interrupted:
+                span += f", {count_text(self.games, 'game')} kept: interrupted"
+            raise OutOfBoundsError(f"game {i} is not in this run's records ({span})")
         record = self.records[hits[0]]
         if policy is None:
             if not self.policy_is_name:
-                raise TypeError(
+                raise InvalidTypeError(
                     f"this run's policy {self.policy!r} was a callable: pass it to replay"
                 )
             policy = self.policy
@@ -583,7 +599,7 @@ class SimulationResult:
             pool_size=self.pool_size,
         )
         if strategy is None and self.strategy is not None:
-            raise TypeError(
+            raise InvalidTypeError(
                 f"this run laid its mines with {self.strategy}: pass that strategy to replay"
             )
         batch, _, _, _ = _play_batch(
@@ -605,7 +621,7 @@ class SimulationResult:
                 for name, a, b in zip(names, now, then, strict=True)
                 if a != b
             )
-            raise ValueError(
+            raise InvalidBoardError(
                 f"game {i} did not replay as recorded: {differ}; replay with the run's own "
                 f"policy ({self.policy!r}), which must depend only on its arguments"
             )
@@ -640,9 +656,11 @@ class SimulationResult:
             return self.records
         if which == "moves":
             if self.moves is None:
-                raise ValueError("this run has no trace: simulate(..., trace=True) makes one")
+                raise InvalidBoardError(
+                    "which='moves', but this run has no trace: simulate(..., trace=True) makes one"
+                )
             return self.moves
-        raise ValueError(f"which must be 'records' or 'moves', got {which!r}")
+        raise InvalidBoardError(f"which must be 'records' or 'moves', got {short_repr(which)}")
 
     def to_csv(self, path: str | PathLike[str], which: str = "records") -> None:
         """Write the records (or the trace) as CSV, the run's metadata first as ``#`` lines.
@@ -660,7 +678,7 @@ class SimulationResult:
 
         Raises
         ------
-        ValueError
+        InvalidBoardError
             For another ``which``, or ``'moves'`` of a run without a trace.
 
         Examples
@@ -749,7 +767,7 @@ class SimulationResult:
 
         Raises
         ------
-        ValueError
+        InvalidBoardError
             For another ``which``, or ``'moves'`` of a run without a trace.
 
         Examples
@@ -991,7 +1009,7 @@ def _check_clicks(
     k, rows, cols = visible.shape
     name = _policy_name(policy)
     if cells.shape != (k, 2) or cells.dtype == bool or not np.issubdtype(cells.dtype, np.integer):
-        raise ValueError(
+        raise InvalidBoardError(
             f"policy {name!r} must return an int array of shape ({k}, 2), "
             f"got {cells.dtype} {cells.shape}"
         )
@@ -1000,7 +1018,7 @@ def _check_clicks(
     bad[~bad] = visible[np.flatnonzero(~bad), r[~bad], c[~bad]] != HIDDEN
     if bad.any():
         i = int(np.argmax(bad))
-        raise ValueError(
+        raise InvalidBoardError(
             f"policy {name!r} chose ({int(r[i])}, {int(c[i])}) in game {start + int(live[i])}, "
             "which is not a hidden, unflagged cell"
         )
@@ -1130,17 +1148,16 @@ def simulate(
     Raises
     ------
     InvalidBoardError
-        For a bad board, too many mines for the first-click rule, or a
-        negative ``seed``.
-    ValueError
-        For an unknown policy or rule, bad counts, or a policy that chooses
-        a cell that is not hidden.
+        For a bad board, too many mines for the first-click rule, a
+        negative ``seed``, an unknown policy or rule, bad counts, or a
+        policy that chooses a cell that is not hidden.
     ImportError
         For ``progress=True`` without tqdm, or ``policy='solver'`` without
         the solver module.
-    TypeError
-        For non-integer counts, both ``workers`` and ``executor``, or a
-        ``seed`` of a kind numpy cannot seed from.
+    InvalidTypeError
+        For non-integer counts, a policy or strategy of the wrong kind (or
+        one that cannot reach worker processes), both ``workers`` and
+        ``executor``, or a ``seed`` of a kind numpy cannot seed from.
 
     Notes
     -----
@@ -1165,18 +1182,12 @@ def simulate(
     >>> bool((again.records == result.records).all())
     True
     """
-    games = check_int(games, "games")
-    if games < 0:
-        raise ValueError(f"games must be >= 0, got {games}")
+    games = _at_least(games, "games", 0)
     rows, cols, mines, first_click = check_board(rows, cols, mines, first_click)
-    workers = check_int(workers, "workers")
-    if workers < 1:
-        raise ValueError(f"workers must be >= 1, got {workers}")
-    chunk_size = check_int(chunk_size, "chunk_size")
-    if chunk_size < 1:
-        raise ValueError(f"chunk_size must be >= 1, got {chunk_size}")
+    workers = _at_least(workers, "workers", 1)
+    chunk_size = _at_least(chunk_size, "chunk_size", 1)
     if executor is not None and workers != 1:
-        raise TypeError("give workers or executor, not both")
+        raise InvalidTypeError(f"give workers or executor, not both: got workers={workers}")
     checking = time.perf_counter()
     _check_policy(policy, first_click)  # (builds a solver: its kernels load or compile)
     checking = time.perf_counter() - checking if policy == "solver" else 0.0
