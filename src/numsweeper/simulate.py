@@ -31,7 +31,15 @@ from numpy.typing import NDArray
 from ._constants import HIDDEN
 from ._kernels import three_bv_solved
 from ._runner import Done, Hooks, Runner, from_ctrl_c
-from ._validate import check_board, check_int, count_text, root_seed_sequence, rule_text, short_repr
+from ._validate import (
+    check_board,
+    check_int,
+    count_text,
+    make_seed_sequence,
+    root_seed_sequence,
+    rule_text,
+    short_repr,
+)
 from .batchgame import BatchGame
 from .errors import InvalidBoardError, InvalidTypeError, OutOfBoundsError
 from .game import MOVE_KINDS, Game
@@ -235,13 +243,63 @@ def _read_csv(
             f"{str(path)!r} is not such a simulation table: its columns are "
             f"{rows[0] if rows else []}, expected {names}"
         )
-    table = np.zeros(len(rows) - 1, dtype=dtype)
-    for i, name in enumerate(names):
-        try:
-            table[name] = np.array([row[i] for row in rows[1:]], dtype=np.float64)
-        except (ValueError, IndexError):
-            raise InvalidBoardError(f"{str(path)!r}: column {name!r} holds a bad value") from None
+    body_rows = rows[1:]
+    for i, row in enumerate(body_rows):
+        if len(row) != len(names):
+            raise InvalidBoardError(
+                f"{str(path)!r}: row {i} has {len(row)} values, expected {len(names)}"
+            )
+    table = np.zeros(len(body_rows), dtype=dtype)
+    for j, name in enumerate(names):
+        # Parsed as Python's int() or float() would, so "2.7" or "1e300" in an
+        # integer column is refused here instead of being cast.
+        values = np.empty(len(body_rows), np.float64 if dtype[name].kind == "f" else np.int64)
+        for i, row in enumerate(body_rows):
+            try:
+                values[i] = row[j]
+            except (ValueError, OverflowError):
+                raise InvalidBoardError(_misfit(str(path), i, name, row[j], dtype[name])) from None
+        table[name] = _column(values, dtype[name], str(path), name)
     return table, meta
+
+
+def _column(values: NDArray[Any], dtype: np.dtype[Any], where: str, name: str) -> NDArray[Any]:
+    """``values`` read for column ``name``; InvalidBoardError names the first that does not fit.
+
+    Nothing is rounded, wrapped or cast: an integer column takes integers in
+    its dtype's range (``won``: 0 and 1, or booleans), a float column
+    finite numbers in its dtype's range, or NaN.
+    """
+    kinds = {"f": "f", "b": "biu"}.get(dtype.kind, "iu")
+    if values.dtype.kind not in kinds:
+        bad = np.ones(len(values), dtype=bool)
+    elif dtype.kind == "f":
+        wide = values.astype(np.float64)
+        bad = ~(np.isnan(wide) | (np.abs(wide) <= np.finfo(dtype).max))
+    else:
+        low, high = _int_range(dtype)
+        bad = (values < low) | (values > high)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise InvalidBoardError(_misfit(where, i, name, values[i : i + 1].tolist()[0], dtype))
+    return values
+
+
+def _int_range(dtype: np.dtype[Any]) -> tuple[int, int]:
+    if dtype.kind == "b":
+        return 0, 1
+    info = np.iinfo(dtype)
+    return int(info.min), int(info.max)
+
+
+def _misfit(where: str, row: int, name: str, value: Any, dtype: np.dtype[Any]) -> str:
+    """The message for a value that does not fit its column: file, row, column, value."""
+    if dtype.kind == "f":
+        wanted = f"a number within +-{float(np.finfo(dtype).max):.4g}, or nan"
+    else:
+        low, high = _int_range(dtype)
+        wanted = f"an integer in {low}..{high}"
+    return f"{where!r}: row {row}, column {name!r} holds {short_repr(value)}, not {wanted}"
 
 
 def _at_least(value: Any, name: str, low: int) -> int:
@@ -250,6 +308,56 @@ def _at_least(value: Any, name: str, low: int) -> int:
     if number < low:
         raise InvalidBoardError(f"{name} must be >= {low}, got {number}")
     return number
+
+
+def _typed(value: Any, name: str, kinds: tuple[type, ...], wanted: str) -> Any:
+    """``value`` if it is one of ``kinds`` (a bool only if asked for), else InvalidTypeError."""
+    if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
+        raise InvalidTypeError(f"{name} must be {wanted}, got {short_repr(value)}")
+    return value
+
+
+def _run_fields(meta: dict[str, Any], games: int) -> dict[str, Any]:
+    """The fields of a run read from its metadata, each checked for its type and range.
+
+    ``games`` is the number of records read.  Raises InvalidBoardError or
+    InvalidTypeError naming the field and its value.
+    """
+    value = {key: tuple(item) if isinstance(item, list) else item for key, item in meta.items()}
+    rows, cols, mines, first_click = check_board(
+        value["rows"], value["cols"], value["mines"], value["first_click"]
+    )
+    seed = _typed(value["seed"], "seed", (int, tuple), "an integer >= 0 or a list of them")
+    make_seed_sequence(seed)
+    spawn_key = _typed(value["spawn_key"], "spawn_key", (tuple,), "a list of integers >= 0")
+    policy = _typed(value["policy"], "policy", (str,), "a name")
+    policy_is_name = _typed(value["policy_is_name"], "policy_is_name", (bool,), "true or false")
+    if policy_is_name:
+        _known_policy(policy)
+    seconds: dict[str, float] = {}
+    for name in ("elapsed", "startup"):
+        seconds[name] = _typed(value[name], name, (int, float), "a number of seconds")
+        if not 0 <= seconds[name] < math.inf:
+            raise InvalidBoardError(
+                f"{name} must be a number of seconds >= 0, got {short_repr(value[name])}"
+            )
+    return {
+        "rows": rows,
+        "cols": cols,
+        "mines": mines,
+        "first_click": first_click,
+        "policy": policy,
+        "seed": seed,
+        "spawn_key": tuple(_at_least(key, "spawn_key", 0) for key in spawn_key),
+        "chunk_size": _at_least(value["chunk_size"], "chunk_size", 1),
+        "requested": _at_least(value["requested"], "requested", games),
+        "interrupted": _typed(value["interrupted"], "interrupted", (bool,), "true or false"),
+        "first_child": _at_least(value["first_child"], "first_child", 0),
+        "pool_size": _at_least(value["pool_size"], "pool_size", 4),  # numpy's least
+        "policy_is_name": policy_is_name,
+        "strategy": _typed(value["strategy"], "strategy", (str, type(None)), "a name or null"),
+        **seconds,
+    }
 
 
 def _need(module: str, what: str) -> Any:
@@ -728,8 +836,13 @@ class SimulationResult:
         Raises
         ------
         InvalidBoardError
-            If a file is not such a table (no metadata, other columns, a
-            value that does not fit its column).
+            If a file is not such a table: no metadata, other columns, a
+            value that does not fit its column (a fraction or a number out
+            of range in an integer column, anything but 0 or 1 in ``won``),
+            a metadata field of the wrong type or out of range, or a game
+            in a chunk that its run does not play.  The message names the
+            file, the column and row or the field, and the value.  Nothing
+            in a file is rounded, wrapped or run.
         """
         records, meta = _read_csv(path, RECORD_DTYPE)
         result = cls._with_metadata(records, meta, str(path))
@@ -742,17 +855,25 @@ class SimulationResult:
     def _with_metadata(
         cls, records: NDArray[np.void], meta: dict[str, Any], where: str
     ) -> SimulationResult:
-        if meta.get("format") != _FORMAT:
+        if not isinstance(meta, dict) or meta.get("format") != _FORMAT:
             raise InvalidBoardError(f"{where!r} carries no numsweeper simulation metadata")
-        kwargs: dict[str, Any] = {}
         for item in fields(cls):
-            if item.name in ("records", "moves"):
-                continue
-            if item.name not in meta:
+            if item.name not in ("records", "moves", *meta):
                 raise InvalidBoardError(f"{where!r}: the metadata has no {item.name!r}")
-            value = meta[item.name]
-            kwargs[item.name] = tuple(value) if isinstance(value, list) else value
-        return cls(records=records, **kwargs)
+        try:
+            result = cls(records=records, **_run_fields(meta, len(records)))
+        except (InvalidBoardError, InvalidTypeError) as exc:
+            raise InvalidBoardError(f"{where!r}: metadata: {exc}") from None
+        # replay finds a game's chunk from these two columns.
+        game, chunk = records["game"], records["chunk"]
+        bad = (game < 0) | (game >= result.requested) | (chunk != game // result.chunk_size)
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise InvalidBoardError(
+                f"{where!r}: row {i} holds game {game[i]} in chunk {chunk[i]}, which a run of "
+                f"{result.requested} games in chunks of {result.chunk_size} does not play"
+            )
+        return result
 
     def to_pandas(self, which: str = "records") -> Any:
         """The records (or, with ``which='moves'``, the trace) as a pandas DataFrame.
@@ -811,7 +932,8 @@ class SimulationResult:
         Raises
         ------
         InvalidBoardError
-            If a file carries no numsweeper metadata or other columns.
+            If a file carries no numsweeper metadata or other columns, or
+            for any bad value or metadata field, as in :meth:`from_csv`.
         """
         parquet = _need("pyarrow.parquet", "from_parquet")
 
@@ -827,8 +949,13 @@ class SimulationResult:
                 )
             out = np.zeros(table.num_rows, dtype=dtype)
             for name in names:
-                out[name] = table.column(name).to_numpy()
-            return out, json.loads(raw)
+                out[name] = _column(table.column(name).to_numpy(), dtype[name], target, name)
+            try:
+                return out, json.loads(raw)
+            except ValueError:
+                raise InvalidBoardError(
+                    f"{target!r}: its numsweeper metadata is not JSON"
+                ) from None
 
         records, meta = read(str(path), RECORD_DTYPE)
         result = cls._with_metadata(records, meta, str(path))
