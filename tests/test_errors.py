@@ -72,6 +72,25 @@ def test_hierarchy() -> None:
     assert issubclass(ns.GameOverError, ns.MinesweeperError)
     assert issubclass(ns.MinesweeperError, Exception)
     assert not issubclass(ns.OutOfBoundsError, ValueError)
+    assert issubclass(ns.InvalidTypeError, ns.MinesweeperError)
+    assert issubclass(ns.InvalidTypeError, TypeError)
+    assert not issubclass(ns.InvalidTypeError, ValueError)
+
+
+@pytest.mark.parametrize("phase", LIVE)
+@pytest.mark.parametrize("bad", [1.0, "2", None, True, np.float64(1)])
+def test_a_coordinate_of_the_wrong_type_is_ours_and_changes_nothing(
+    unchanged: Unchanged, phase: str, bad: Any
+) -> None:
+    game = PHASES[phase]()
+    for action in (game.reveal, game.toggle_flag, game.chord):
+        with (
+            unchanged(game),
+            pytest.raises(
+                ns.InvalidTypeError, match=re.escape(f"row must be an integer, got {bad!r}")
+            ),
+        ):
+            action(bad, 0)
 
 
 @pytest.mark.parametrize("phase", LIVE)
@@ -269,19 +288,29 @@ SEEDED: dict[str, Callable[[Any], Any]] = {
         (-1, ns.InvalidBoardError),
         (np.int64(-7), ns.InvalidBoardError),
         ([1, -2], ns.InvalidBoardError),
-        ("x", TypeError),
-        (True, TypeError),
-        (1.5, TypeError),
-        ([1.5], TypeError),
+        ("x", ns.InvalidTypeError),
+        (True, ns.InvalidTypeError),
+        (1.5, ns.InvalidTypeError),
+        ([1.5], ns.InvalidTypeError),
     ],
 )
 def test_a_bad_seed_is_named(where: str, seed: Any, error: type) -> None:
     with pytest.raises(error, match=re.escape(f"got {seed!r}")) as info:
         SEEDED[where](seed)
-    assert type(info.value) is error  # a bad type stays a TypeError, not a ValueError
+    assert type(info.value) is error
+    assert isinstance(info.value, TypeError) != isinstance(info.value, ValueError)
     assert str(info.value).startswith("seed must be None, an integer >= 0")
     if seed is not True:  # (numpy would take True as 1: refused before it is asked)
         assert info.value.__cause__ is not None  # numpy's own words are kept
+
+
+@pytest.mark.parametrize("where", SEEDED)
+def test_a_huge_seed_is_refused_by_its_size(where: str) -> None:
+    # (a message with the seed's digits would itself fail past 4,300 digits)
+    for seed in (2**20_000, [1, 2**4096]):
+        with pytest.raises(ns.InvalidBoardError, match="must be below 2\\*\\*4096, got "):
+            SEEDED[where](seed)
+    SEEDED[where](2**4096 - 1)
 
 
 @pytest.mark.parametrize("where", SEEDED)
@@ -300,3 +329,21 @@ def test_seeds_give_numpys_own_streams() -> None:
         assert np.array_equal(ours, np.random.SeedSequence(seed).generate_state(4))
     for make in (np.random.PCG64, lambda s: np.random.default_rng(s)):
         assert np.array_equal(make_rng(make(7)).random(3), np.random.default_rng(make(7)).random(3))
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda side: ns.Game.new(side, side, 1),
+        lambda side: ns.Board.create(side, side, 1),
+        lambda side: ns.BatchGame.new(1, side, side, 1),
+        lambda side: ns.generate_boards(1, side, side, 1),
+    ],
+)
+@pytest.mark.parametrize("side", [10**6, 10**12])
+def test_a_board_larger_than_memory_is_refused_before_allocating(make: Any, side: int) -> None:
+    # (numpy would say "array is too big" or "Unable to allocate ... TiB",
+    # naming neither the rows nor the columns)
+    match = f"a {side}x{side} board needs 4 bytes per cell, more than this machine's"
+    with pytest.raises(ns.InvalidBoardError, match=match):
+        make(side)

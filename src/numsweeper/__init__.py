@@ -23,6 +23,7 @@ from .errors import (
     IllegalMoveError,
     InvalidBoardError,
     InvalidGameFileError,
+    InvalidTypeError,
     MinesweeperError,
     OutOfBoundsError,
 )
@@ -56,6 +57,7 @@ __all__ = [
     "IllegalMoveError",
     "InvalidBoardError",
     "InvalidGameFileError",
+    "InvalidTypeError",
     "MinePlacementStrategy",
     "MinesweeperError",
     "Move",

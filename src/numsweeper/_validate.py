@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Callable
 from typing import Any, TypeAlias, TypeVar
 
@@ -10,7 +11,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ._constants import FLAG, PRESETS
-from .errors import InvalidBoardError, OutOfBoundsError
+from .errors import InvalidBoardError, InvalidTypeError, OutOfBoundsError
 
 FIRST_CLICK_RULES = (None, "safe", "opening")
 
@@ -29,19 +30,19 @@ def count_text(n: int, noun: str) -> str:
 
 
 def check_int(value: Any, name: str) -> int:
-    """Return ``value`` as an int, or raise TypeError naming it.
+    """Return ``value`` as an int, or raise InvalidTypeError naming it.
 
     Python and numpy integers pass; bools, floats, strings and None do not.
     """
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an integer, got {value!r}")
+        raise InvalidTypeError(f"{name} must be an integer, got {short_repr(value)}")
     return int(value)
 
 
 def make_rng(seed: Any) -> np.random.Generator:
     """``numpy.random.default_rng(seed)``, with our errors for a bad seed.
 
-    A seed of the wrong type raises TypeError, a bad value (a negative
+    A seed of the wrong type raises InvalidTypeError, a bad value (a negative
     integer) InvalidBoardError; both name the seed and keep numpy's error as
     the cause.
     """
@@ -53,17 +54,48 @@ def make_seed_sequence(seed: Any) -> np.random.SeedSequence:
     return _seeded(np.random.SeedSequence, seed)
 
 
+#: Integer seeds (and the integers of a seed sequence) are below ``2**SEED_BITS``:
+#: a saved game writes its seed as JSON text, which Python limits to 4,300 digits.
+SEED_BITS = 4096
+
+
 def _seeded(make: Callable[[Any], T], seed: Any) -> T:
-    kinds = "seed must be None, an integer >= 0 (or a sequence of them), a SeedSequence or "
-    kinds += f"a Generator, got {seed!r}"
     if isinstance(seed, (bool, np.bool_)):  # numpy would take True as 1
-        raise TypeError(kinds)
+        raise InvalidTypeError(_bad_seed(seed))
+    parts = seed if isinstance(seed, (list, tuple)) else [seed]
+    if any(isinstance(x, int) and x.bit_length() > SEED_BITS for x in parts):
+        raise InvalidBoardError(
+            f"integer seeds must be below 2**{SEED_BITS}, got {short_repr(seed)}"
+        )
     try:
         return make(seed)
     except TypeError as exc:
-        raise TypeError(kinds) from exc
+        raise InvalidTypeError(_bad_seed(seed)) from exc
     except ValueError as exc:
-        raise InvalidBoardError(kinds) from exc
+        raise InvalidBoardError(_bad_seed(seed)) from exc
+
+
+def _bad_seed(seed: Any) -> str:
+    """The message for a bad seed, which names it (a long one cut short)."""
+    return (
+        "seed must be None, an integer >= 0 (or a sequence of them), a SeedSequence or "
+        f"a Generator, got {short_repr(seed)}"
+    )
+
+
+def short_repr(value: Any, limit: int = 80) -> str:
+    """``repr(value)``, cut to about ``limit`` characters, for error messages.
+
+    Never raises: a huge integer (past Python's 4,300-digit limit on
+    converting integers to text) is described by its bit length.
+    """
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 256:
+        return f"an integer of {value.bit_length():,} bits"
+    try:
+        text = repr(value)
+    except Exception:  # (any object's repr may fail; the message must not)
+        return f"a {type(value).__name__}"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def check_visible(visible: Any, ndims: tuple[int, ...], shape: str) -> NDArray[np.int8]:
@@ -71,11 +103,11 @@ def check_visible(visible: Any, ndims: tuple[int, ...], shape: str) -> NDArray[n
 
     ``ndims`` are the numbers of dimensions allowed and ``shape`` describes
     them in the error.  A value out of range is named with its cell, before
-    any cast (300 is not wrapped to 44); non-integers raise TypeError.
+    any cast (300 is not wrapped to 44); non-integers raise InvalidTypeError.
     """
     cells = np.asarray(visible)
     if cells.dtype == bool or not np.issubdtype(cells.dtype, np.integer):
-        raise TypeError(f"visible must hold integers, got dtype {cells.dtype}")
+        raise InvalidTypeError(f"visible must hold integers, got dtype {cells.dtype}")
     if cells.ndim not in ndims or 0 in cells.shape[-2:]:
         raise InvalidBoardError(f"visible must have shape {shape}, got {cells.shape}")
     if cells.size and (cells.min() < FLAG or cells.max() > 8):
@@ -114,10 +146,12 @@ def first_click_rule(rule: Any) -> str | None:
     """A first-click rule as the library keeps it: None, 'safe' or 'opening'.
 
     ``'none'`` (the command line's spelling) means None.  An unknown rule
-    raises InvalidBoardError, a non-string TypeError.
+    raises InvalidBoardError, a non-string InvalidTypeError.
     """
     if rule is not None and not isinstance(rule, str):
-        raise TypeError(f"first_click must be None ('none'), 'safe' or 'opening', got {rule!r}")
+        raise InvalidTypeError(
+            f"first_click must be None ('none'), 'safe' or 'opening', got {short_repr(rule)}"
+        )
     if rule == "none":
         return None
     if rule not in FIRST_CLICK_RULES:
@@ -153,7 +187,9 @@ def check_board(
 
     The mine count is checked against the true limit for the rule in one
     message: at least one safe cell, and the cells the rule keeps mine-free
-    wherever the first click lands.
+    wherever the first click lands.  A board whose arrays (4 bytes per
+    cell) would not fit in the machine's memory is refused before anything
+    is allocated.
     """
     r = check_int(rows, "rows")
     c = check_int(cols, "cols")
@@ -162,6 +198,11 @@ def check_board(
         raise InvalidBoardError(f"rows must be >= 1, got {r}")
     if c < 1:
         raise InvalidBoardError(f"cols must be >= 1, got {c}")
+    have = memory_bytes()
+    if 4 * r * c > have:
+        raise InvalidBoardError(
+            f"a {r}x{c} board needs 4 bytes per cell, more than this machine's {have / 1e9:.1f} GB"
+        )
     rule = first_click_rule(first_click)
     keep = first_click_area(r, c, rule)
     most = r * c - max(keep, 1)
@@ -171,6 +212,14 @@ def check_board(
             board += f" with first_click={rule!r}, which keeps {keep} cells mine-free"
         raise InvalidBoardError(f"mines must be in 0..{most} for {board}, got {m}")
     return r, c, m, rule
+
+
+def memory_bytes() -> int:
+    """Bytes of physical memory (a large figure where the system will not say)."""
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (ValueError, OSError, AttributeError):
+        return 1 << 40
 
 
 def check_first_click_fits(rows: int, cols: int, mines: int, rule: str | None) -> None:

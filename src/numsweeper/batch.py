@@ -39,7 +39,7 @@ from ._validate import (
     root_seed_sequence,
 )
 from .board import Board
-from .errors import InvalidBoardError, OutOfBoundsError
+from .errors import InvalidBoardError, InvalidTypeError, OutOfBoundsError
 from .placement import (
     MinePlacementStrategy,
     RandomPlacement,
@@ -162,7 +162,7 @@ def _clicks(click: ArrayLike, n: int, rows: int, cols: int) -> NDArray[np.intp]:
     """Validate first clicks: one ``(row, col)`` for all boards, or ``(n, 2)``."""
     array = np.asarray(click)
     if array.dtype == bool or not np.issubdtype(array.dtype, np.integer):
-        raise TypeError(f"click must hold integers, got {click!r}")
+        raise InvalidTypeError(f"click must hold integers, got {click!r}")
     if array.shape == (2,):
         array = np.broadcast_to(array, (n, 2))
     if array.shape != (n, 2):
@@ -191,10 +191,12 @@ def _check(
     rows, cols, mines, first_click = check_board(rows, cols, mines, first_click)
     if first_click is None:
         if click is not None:
-            raise TypeError(f"click={click!r} needs a first_click rule ('safe' or 'opening')")
+            raise InvalidTypeError(
+                f"click={click!r} needs a first_click rule ('safe' or 'opening')"
+            )
         return n, rows, cols, mines, None
     if click is None:
-        raise TypeError(f"first_click={first_click!r} needs click=(row, col)")
+        raise InvalidTypeError(f"first_click={first_click!r} needs click=(row, col)")
     return n, rows, cols, mines, _clicks(click, n, rows, cols)
 
 
@@ -203,7 +205,7 @@ def _strategy(strategy: Any, seed: Any) -> MinePlacementStrategy:
     if strategy is None:
         return RandomPlacement(seed)
     if seed is not None:
-        raise TypeError("give strategy or seed, not both")
+        raise InvalidTypeError("give strategy or seed, not both")
     check_strategy(strategy)
     return strategy  # type: ignore[no-any-return]
 
@@ -294,7 +296,7 @@ def generate_boards(
     n, rows, cols, mines, clicks = _check(n, rows, cols, mines, first_click, click)
     workers = check_int(workers, "workers")
     if workers < 1:
-        raise ValueError(f"workers must be >= 1, got {workers}")
+        raise InvalidBoardError(f"workers must be >= 1, got {workers}")
     strategy = _strategy(strategy, seed)
     layout = place_at_clicks(strategy, n, rows, cols, mines, first_click, clicks, workers=workers)
     counts = np.empty((n, rows, cols), dtype=np.int8)

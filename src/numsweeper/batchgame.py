@@ -27,7 +27,7 @@ from ._validate import (
 )
 from .batch import BoardBatch, _strategy
 from .board import read_only
-from .errors import InvalidBoardError, OutOfBoundsError
+from .errors import InvalidBoardError, InvalidTypeError, OutOfBoundsError
 from .game import Game, GameState, Move
 from .placement import (
     MinePlacementStrategy,
@@ -105,7 +105,7 @@ class BatchGame:
         self, boards: BoardBatch, *, strategy: MinePlacementStrategy | None = None
     ) -> None:
         if not isinstance(boards, BoardBatch):
-            raise TypeError(f"BatchGame needs a BoardBatch, got {type(boards).__name__}")
+            raise InvalidTypeError(f"BatchGame needs a BoardBatch, got {type(boards).__name__}")
         self._setup(
             GameArrays.laid(boards.mines.copy(), boards.counts.copy()),
             first_click=None,
@@ -439,7 +439,7 @@ class BatchGame:
         if g.ndim != 1:
             raise InvalidBoardError(f"games must be a 1-D array of indices, got shape {g.shape}")
         if g.size and (g.dtype == bool or not np.issubdtype(g.dtype, np.integer)):
-            raise TypeError(f"games must hold integers, got dtype {g.dtype}")
+            raise InvalidTypeError(f"games must hold integers, got dtype {g.dtype}")
         g = g.astype(np.intp)
         bad = (g < 0) | (g >= len(self))
         if bad.any():
@@ -554,7 +554,7 @@ class BatchGame:
             if array.size == 0:  # [] holds no values, whatever numpy guesses for its dtype
                 array = array.astype(np.int64)
             if array.dtype == bool or not np.issubdtype(array.dtype, np.integer):
-                raise TypeError(f"{name} must hold integers, got dtype {array.dtype}")
+                raise InvalidTypeError(f"{name} must hold integers, got dtype {array.dtype}")
             if array.ndim == 0:
                 array = np.broadcast_to(array, (n,))
             if array.shape != (n,):
@@ -569,7 +569,7 @@ class BatchGame:
             return np.arange(n)
         chosen = np.asarray(mask)
         if chosen.dtype != bool or chosen.shape != (n,):
-            raise TypeError(
+            raise InvalidTypeError(
                 f"{name} must be a bool array of shape ({n},), got {chosen.dtype} {chosen.shape}"
             )
         return np.flatnonzero(chosen)

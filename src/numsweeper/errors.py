@@ -2,8 +2,8 @@
 
 Every error raised on purpose by the library derives from
 :class:`MinesweeperError`.  Errors about bad values also derive from the
-matching built-in (:class:`ValueError` or :class:`IndexError`), so code that
-catches the built-ins keeps working.
+matching built-in (:class:`ValueError`, :class:`IndexError` or
+:class:`TypeError`), so code that catches the built-ins keeps working.
 
 Examples
 --------
@@ -25,6 +25,7 @@ __all__ = [
     "IllegalMoveError",
     "InvalidBoardError",
     "InvalidGameFileError",
+    "InvalidTypeError",
     "MinesweeperError",
     "OutOfBoundsError",
 ]
@@ -42,7 +43,7 @@ class MinesweeperError(Exception):
 
 
 class InvalidBoardError(MinesweeperError, ValueError):
-    """Bad board dimensions, mine counts, layouts, seeds or visible states.
+    """A bad value: board dimensions, mine counts, layouts, seeds, visible states, settings.
 
     Examples
     --------
@@ -72,6 +73,24 @@ class InvalidGameFileError(InvalidBoardError):
     Traceback (most recent call last):
         ...
     numsweeper.errors.InvalidGameFileError: unknown numsweeper-game version 99; ...
+    """
+
+
+class InvalidTypeError(MinesweeperError, TypeError):
+    """An argument of the wrong type: a float for a coordinate, a wrong dtype, a list for a name.
+
+    It is also a :class:`TypeError`, which such mistakes raised before it
+    existed; the message names the argument and the value given.
+
+    Examples
+    --------
+    >>> import numsweeper as ns
+    >>> issubclass(ns.InvalidTypeError, TypeError)
+    True
+    >>> ns.Game.new(3, 3, 1).reveal(1.0, 2)
+    Traceback (most recent call last):
+        ...
+    numsweeper.errors.InvalidTypeError: row must be an integer, got 1.0
     """
 
 

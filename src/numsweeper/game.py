@@ -27,7 +27,7 @@ from ._validate import (
     preset_dims,
 )
 from .board import ONE, Board, at, refuse
-from .errors import IllegalMoveError, InvalidBoardError
+from .errors import IllegalMoveError, InvalidBoardError, InvalidTypeError
 from .placement import (
     MinePlacementStrategy,
     RandomPlacement,
@@ -169,9 +169,9 @@ class Snapshot:
         if raw.ndim != 2 or 0 in raw.shape:
             raise InvalidBoardError(f"snapshot cells must be non-empty 2-D, got shape {raw.shape}")
         if raw.dtype == bool or not np.issubdtype(raw.dtype, np.integer):
-            raise TypeError(f"snapshot cells must be integers, got dtype {raw.dtype}")
+            raise InvalidTypeError(f"snapshot cells must be integers, got dtype {raw.dtype}")
         if not isinstance(self.state, GameState):
-            raise TypeError(f"snapshot state must be a GameState, got {self.state!r}")
+            raise InvalidTypeError(f"snapshot state must be a GameState, got {self.state!r}")
         object.__setattr__(self, "mines_left", check_int(self.mines_left, "mines_left"))
         bad = (raw < WRONG_FLAG) | (raw > 8)  # the codes are WRONG_FLAG..-1, counts 0..8
         if bad.any():
@@ -277,7 +277,7 @@ class Move:
         if isinstance(self.time, (bool, np.bool_)) or not isinstance(
             self.time, (int, float, np.integer, np.floating)
         ):
-            raise TypeError(f"move time must be a number of seconds, got {self.time!r}")
+            raise InvalidTypeError(f"move time must be a number of seconds, got {self.time!r}")
         seconds = float(self.time)
         if not (math.isfinite(seconds) and seconds >= 0):
             raise InvalidBoardError(f"move time must be finite and >= 0, got {self.time!r}")
@@ -377,7 +377,7 @@ class Game:
 
     def __init__(self, board: Board) -> None:
         if not isinstance(board, Board):
-            raise TypeError(f"Game needs a Board, got {type(board).__name__}")
+            raise InvalidTypeError(f"Game needs a Board, got {type(board).__name__}")
         a = board._a.copy() if board._game else board._a  # (another game's: copy)
         if not board._game:
             board._game = True
@@ -461,7 +461,7 @@ class Game:
         """
         rows, cols, mines, first_click = check_board(rows, cols, mines, first_click)
         if strategy is not None and seed is not None:
-            raise TypeError("give strategy or seed, not both")
+            raise InvalidTypeError("give strategy or seed, not both")
         if strategy is None:
             strategy = RandomPlacement(seed)
         check_strategy(strategy)  # now, even when mines wait for the first click

@@ -8,7 +8,7 @@ import numpy as np
 
 from ._kernels import adjacent_counts, flood_from
 from ._validate import check_int
-from .errors import IllegalMoveError, InvalidBoardError, OutOfBoundsError
+from .errors import IllegalMoveError, InvalidBoardError, InvalidTypeError, OutOfBoundsError
 
 __all__ = ["update_board"]
 
@@ -113,7 +113,7 @@ def update_board(board: list[list[str]], click: Any) -> list[list[str]]:
     try:
         raw_row, raw_col = click
     except (TypeError, ValueError):
-        raise TypeError(f"click must be a [row, col] pair, got {click!r}") from None
+        raise InvalidTypeError(f"click must be a [row, col] pair, got {click!r}") from None
     r, c = check_int(raw_row, "click row"), check_int(raw_col, "click col")
     if not (0 <= r < rows and 0 <= c < cols):
         raise OutOfBoundsError(f"click {[r, c]} is off the {rows}x{cols} board")

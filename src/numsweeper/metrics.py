@@ -73,7 +73,7 @@ from ._validate import check_int, make_rng
 from .batch import BoardBatch
 from .batchgame import BatchGame
 from .board import Board
-from .errors import InvalidBoardError
+from .errors import InvalidBoardError, InvalidTypeError
 from .game import MOVE_KINDS, Game
 
 __all__ = [
@@ -913,7 +913,9 @@ def efficiency(played: Any) -> Efficiency:
 
     if isinstance(played, SimulationResult):
         return _traced_efficiency(played)
-    raise TypeError(f"efficiency needs a Game or a SimulationResult, got {type(played).__name__}")
+    raise InvalidTypeError(
+        f"efficiency needs a Game or a SimulationResult, got {type(played).__name__}"
+    )
 
 
 def _game_efficiency(game: Game) -> Efficiency:
@@ -950,7 +952,7 @@ def _game_efficiency(game: Game) -> Efficiency:
 def _traced_efficiency(result: Any) -> Efficiency:
     records, trace = result.records, result.moves
     if trace is None:
-        raise ValueError("this run has no trace: simulate(..., trace=True) makes one")
+        raise InvalidBoardError("this run has no trace: simulate(..., trace=True) makes one")
     order = np.argsort(records["game"], kind="stable")
     row = order[np.searchsorted(records["game"], trace["game"], sorter=order)]
     n = len(records)

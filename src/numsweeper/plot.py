@@ -40,6 +40,7 @@ except ImportError as exc:  # pragma: no cover - exercised by a monkeypatched im
 from ._constants import EXPLODED, FLAG, HIDDEN, MINE, WRONG_FLAG
 from ._validate import count_text
 from .board import Board
+from .errors import InvalidBoardError, InvalidTypeError
 from .game import Game, Snapshot
 from .render import DIGIT_COLORS, check_visible, downsample
 
@@ -101,7 +102,7 @@ def _codes(obj: Any, show_mines: bool) -> tuple[NDArray[np.int8], NDArray[np.boo
             f"Board {obj.rows}×{obj.cols}, {count_text(obj.mine_count, 'mine')}",
         )
     if show_mines and not isinstance(obj, Game):
-        raise ValueError(
+        raise InvalidBoardError(
             f"show_mines=True needs a Game or Board, got {type(obj).__name__}: "
             "a visible state does not know where the mines are"
         )
@@ -119,7 +120,7 @@ def _codes(obj: Any, show_mines: bool) -> tuple[NDArray[np.int8], NDArray[np.boo
     if isinstance(obj, (np.ndarray, list, tuple)):
         cells = check_visible(obj)
         return cells, no_mines, f"{cells.shape[0]}×{cells.shape[1]}"
-    raise TypeError(
+    raise InvalidTypeError(
         f"plot_board needs a Board, Game, Snapshot or array of visible codes, "
         f"got {type(obj).__name__}"
     )
@@ -136,10 +137,12 @@ def _check_probabilities(probabilities: Any, shape: tuple[int, int]) -> NDArray[
     values = getattr(probabilities, "probabilities", probabilities)  # an Analysis works too
     array = np.asarray(values, dtype=np.float64)
     if array.shape != shape:
-        raise ValueError(f"probabilities must have the board's shape {shape}, got {array.shape}")
+        raise InvalidBoardError(
+            f"probabilities must have the board's shape {shape}, got {array.shape}"
+        )
     finite = array[np.isfinite(array)]
     if ((finite < 0) | (finite > 1)).any() or np.isinf(array).any():
-        raise ValueError("probabilities must lie in [0, 1] (NaN for revealed cells)")
+        raise InvalidBoardError("probabilities must lie in [0, 1] (NaN for revealed cells)")
     return array
 
 
@@ -428,12 +431,12 @@ def plot_distribution(
     """
     array = np.asarray(values)
     if array.dtype == bool or not np.issubdtype(array.dtype, np.number):
-        raise TypeError(f"values must be numeric, got dtype {array.dtype}")
+        raise InvalidTypeError(f"values must be numeric, got dtype {array.dtype}")
     array = array.ravel() if array.ndim == 0 else array
     if array.ndim != 1 or array.size == 0:
-        raise ValueError(f"values must be a non-empty 1-D array, got shape {array.shape}")
+        raise InvalidBoardError(f"values must be a non-empty 1-D array, got shape {array.shape}")
     if not np.isfinite(array).all():
-        raise ValueError("values must be finite (no NaN or infinity)")
+        raise InvalidBoardError("values must be finite (no NaN or infinity)")
     data = array.astype(np.float64)
     if ax is None:
         ax = _new_axes()

@@ -24,7 +24,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from ._constants import EXPLODED, FLAG, HIDDEN, MINE, WRONG_FLAG
 from ._validate import count_text
-from .errors import InvalidBoardError
+from .errors import InvalidBoardError, InvalidTypeError
 
 if TYPE_CHECKING:
     from .board import Board
@@ -294,7 +294,7 @@ def downsample(cells: NDArray[np.int8], *, max_side: int = IMAGE_MAX_SIDE) -> ND
     [228, 228, 228]
     """
     if max_side < 1:
-        raise ValueError(f"max_side must be >= 1, got {max_side!r}")
+        raise InvalidBoardError(f"max_side must be >= 1, got {max_side!r}")
     codes = np.asarray(cells, dtype=np.int8)
     rows, cols = codes.shape
     f = -(-max(rows, cols) // max_side)
@@ -359,7 +359,7 @@ def png_bytes(rgb: ArrayLike) -> bytes:
     """
     image = np.asarray(rgb)
     if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8 or 0 in image.shape:
-        raise ValueError(
+        raise InvalidBoardError(
             f"rgb must be a non-empty uint8 array of shape (h, w, 3), "
             f"got {image.dtype} {image.shape}"
         )
@@ -605,7 +605,7 @@ def to_html(
         codes = check_visible(obj)
         summary = f"{codes.shape[0]}×{codes.shape[1]} cells"
     else:
-        raise TypeError(
+        raise InvalidTypeError(
             f"to_html needs a Board, Game, Snapshot or array of visible codes, "
             f"got {type(obj).__name__}"
         )
@@ -686,7 +686,7 @@ def batch_html(
     given, rows, cols = array.shape
     n = given if total is None else int(total)
     if n < given:
-        raise ValueError(f"total must be at least len(visible) = {given}, got {total!r}")
+        raise InvalidBoardError(f"total must be at least len(visible) = {given}, got {total!r}")
     shown = min(given, max(int(limit), 0))
     head = caption
     if head is None:
