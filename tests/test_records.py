@@ -22,7 +22,7 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 import numsweeper as ns
-from numsweeper import records
+from numsweeper import _validate, records
 from reference import HAND_MINES, fixed_game
 
 S = ns.GameState
@@ -733,7 +733,7 @@ def test_truncated_npz(cut: float, tmp_path: Path) -> None:
 def test_memory_limit_counts_moves_too(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     # A machine of 1 GiB: 10 million moves (about 2.5 GB as Move objects in a
     # Game) are refused from the .npy header, before their data is read.
-    monkeypatch.setattr(records, "_memory_limit", lambda: 1 << 30)
+    monkeypatch.setattr(_validate, "memory_bytes", lambda: 1 << 30)
     members = npz_members()
     buffer = io.BytesIO()
     header = {"descr": "|u1", "fortran_order": False, "shape": (10**7,)}
@@ -745,7 +745,7 @@ def test_memory_limit_counts_moves_too(monkeypatch: pytest.MonkeyPatch, tmp_path
     # And a board of 5e8 cells needs 2 GB at 4 bytes per cell.
     record = good_record()
     record.update(rows=1000, cols=500_000, mine_positions=[])
-    match = "a 1000x500000 board needs 4 bytes per cell, more than this machine's 1.1 GB"
+    match = "bad board: a 1000x500000 board needs 4 bytes per cell, more than this machine's 1.1 GB"
     with pytest.raises(ns.InvalidGameFileError, match=match):
         ns.Game.from_dict(record)
 
@@ -988,8 +988,15 @@ UNPLACED_CASES: list[tuple[Callable[[dict[str, Any]], None], str]] = [
     ),
     (lambda r: r.update(strategy=None), "a game whose mines are not laid needs its strategy"),
     (lambda r: r.update(strategy={}), "strategy.type must be a string, got None"),
-    (lambda r: strategy_of(r).update(seed="5"), "strategy.seed must be null or an integer >= 0"),
-    (lambda r: strategy_of(r).update(seed=-5), "strategy.seed must be null or an integer >= 0"),
+    (
+        lambda r: strategy_of(r).update(seed="5"),
+        r"strategy.seed must be null or an integer in 0\.\.2\*\*4096 - 1, got '5'",
+    ),
+    (lambda r: strategy_of(r).update(seed=-5), r"strategy.seed .* got -5"),
+    (
+        lambda r: strategy_of(r).update(seed=2**4096),
+        r"strategy.seed .* got an integer of 4,097 bits",
+    ),
     (
         lambda r: strategy_of(r)["state"].update(bit_generator="Xoshiro256"),
         "unknown bit generator 'Xoshiro256'",
@@ -1003,6 +1010,79 @@ UNPLACED_CASES: list[tuple[Callable[[dict[str, Any]], None], str]] = [
         "a game begun on a played board needs its mine layout",
     ),
 ]
+
+
+#: Generator states that numpy takes without a check: out-of-range positions
+#: read and write outside the generator's memory (a crash), and a state that
+#: never moves on makes laying the mines loop forever.
+EVIL_STATES: list[tuple[dict[str, Any], str]] = [
+    (
+        {"bit_generator": "MT19937", "state": {"key": [1] * 624, "pos": 1_000_000}},
+        r"state\.pos must be an integer in 0\.\.624, got 1000000",
+    ),
+    (
+        {
+            "bit_generator": "Philox",
+            "state": {"counter": [0] * 4, "key": [0] * 2},
+            "buffer": [0] * 4,
+            "buffer_pos": -100_000_000,
+            "has_uint32": 0,
+            "uinteger": 0,
+        },
+        r"buffer_pos must be an integer in 0\.\.4, got -100000000",
+    ),
+    (
+        {"bit_generator": "MT19937", "state": {"key": [0] * 624, "pos": 624}},
+        "state.key is all zeros",
+    ),
+    (
+        {"bit_generator": "PCG64", "state": {"state": 0, "inc": 2}, "has_uint32": 0, "uinteger": 0},
+        "state.inc must be odd, got 2",
+    ),
+    (
+        {
+            "bit_generator": "SFC64",
+            "state": {"state": [1, 2, 3, 2**64]},
+            "has_uint32": 0,
+            "uinteger": 0,
+        },
+        r"state\.state must be 4 integers in 0\.\.18446744073709551615",
+    ),
+    (
+        {
+            "bit_generator": "SFC64",
+            "state": {"state": [1, 2, 3, 4]},
+            "has_uint32": 0,
+            "uinteger": 0,
+            "x": 1,
+        },
+        "it must hold the fields",
+    ),
+]
+
+
+@pytest.mark.parametrize(("state", "match"), EVIL_STATES)
+def test_generator_states_are_checked_before_use(
+    state: dict[str, Any], match: str, tmp_path: Path
+) -> None:
+    record = good_record(unplaced)
+    strategy_of(record)["state"] = state
+    refused_everywhere(record, "bad generator state: " + match, tmp_path)
+
+
+@pytest.mark.parametrize("kind", ["MT19937", "PCG64", "PCG64DXSM", "Philox", "SFC64"])
+def test_every_generator_kind_lays_the_same_mines_after_a_round_trip(
+    kind: str, tmp_path: Path
+) -> None:
+    strategy = ns.RandomPlacement(np.random.Generator(getattr(np.random, kind)(5)))
+    game = ns.Game.new(9, 9, 10, strategy=strategy, first_click="safe")
+    path = tmp_path / "waiting.json"
+    ns.save_game(game, path)
+    loaded = ns.load_game(path)
+    game.reveal(4, 4)
+    loaded.reveal(4, 4)
+    assert np.array_equal(loaded.snapshot().cells, game.snapshot().cells)
+    assert loaded.to_dict()["mine_positions"] == game.to_dict()["mine_positions"]
 
 
 @pytest.mark.parametrize(("edit", "match"), UNPLACED_CASES)
@@ -1386,3 +1466,30 @@ def test_a_short_mt19937_key_is_a_bad_file() -> None:
     data["strategy"]["state"]["state"]["key"] = data["strategy"]["state"]["state"]["key"][:5]
     with pytest.raises(ns.InvalidGameFileError, match="bad generator state"):
         ns.Game.from_dict(data)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+def test_devices_and_pipes_are_refused_before_they_are_opened(tmp_path: Path) -> None:
+    # /dev/zero never ends; opening a pipe with no writer blocks forever.
+    endless = tmp_path / "endless.json"
+    endless.symlink_to("/dev/zero")
+    pipe = tmp_path / "pipe.npz"
+    os.mkfifo(pipe)
+    for path in (endless, pipe):
+        with pytest.raises(ns.InvalidGameFileError, match=f"{path.name} is not a regular file"):
+            ns.load_game(path)
+
+
+def test_a_file_past_a_quarter_of_memory_is_refused_unread(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    path = tmp_path / "game.json"
+    ns.save_game(hand_in_progress(), path)
+    size = path.stat().st_size
+    monkeypatch.setattr(_validate, "memory_bytes", lambda: 4 * (size - 1))
+    with pytest.raises(
+        ns.InvalidGameFileError, match=f"game.json holds more than {size - 1:,} bytes"
+    ):
+        ns.load_game(path)
+    monkeypatch.setattr(_validate, "memory_bytes", lambda: 4 * size)
+    assert ns.load_game(path).snapshot() == hand_in_progress().snapshot()

@@ -41,6 +41,7 @@ import json
 import lzma
 import math
 import os
+import stat
 import struct
 import tokenize
 import uuid
@@ -52,9 +53,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from . import _validate
 from ._rules import GameArrays
-from ._validate import check_board
-from .errors import InvalidBoardError, InvalidGameFileError, MinesweeperError
+from ._validate import SEED_BITS, check_board, short_repr
+from .errors import InvalidBoardError, InvalidGameFileError, InvalidTypeError, MinesweeperError
 from .game import MOVE_KINDS, Game, GameState, Move, elapsed_time
 from .placement import FixedPlacement, MinePlacementStrategy, RandomPlacement
 
@@ -143,7 +145,7 @@ def save_game(game: Game, path: str | os.PathLike[str]) -> None:
     True
     """
     if not isinstance(game, Game):
-        raise TypeError(f"save_game needs a Game, got {type(game).__name__}")
+        raise InvalidTypeError(f"save_game needs a Game, got {type(game).__name__}")
     target = Path(path)
     suffix = _suffix(target)
     record = game._export()
@@ -353,7 +355,7 @@ def load_game(path: str | os.PathLike[str]) -> Game:
         raise InvalidGameFileError(
             f"a saved game's file name must end in .json or .npz, got {str(target)!r}"
         )
-    raw = target.read_bytes()
+    raw = _read(target)
     if suffix == ".json":
         try:
             data = json.loads(raw.decode("utf-8"))
@@ -361,6 +363,26 @@ def load_game(path: str | os.PathLike[str]) -> Game:
             raise InvalidGameFileError(f"{target.name} is not valid JSON: {exc}") from None
         return game_from_dict(data)
     return _from_npz(raw, target.name)
+
+
+def _read(target: Path) -> bytes:
+    """The bytes of a saved game's file: a regular file no larger than memory allows.
+
+    A device or a pipe (which may never end, or block the open itself) is
+    refused before it is opened, and a file larger than a quarter of the
+    machine's memory before it is read.
+    """
+    info = target.stat()  # (OSError if missing or unreadable; open() refuses a folder)
+    if not (stat.S_ISREG(info.st_mode) or stat.S_ISDIR(info.st_mode)):
+        raise InvalidGameFileError(f"{target.name} is not a regular file")
+    limit = _validate.memory_bytes() // 4
+    with target.open("rb") as file:  # (at most one byte more than the file held when asked)
+        raw = file.read(min(info.st_size, limit) + 1)
+    if len(raw) > limit:
+        raise InvalidGameFileError(
+            f"{target.name} holds more than {limit:,} bytes, a quarter of this machine's memory"
+        )
+    return raw
 
 
 def game_from_dict(data: Any) -> Game:
@@ -438,7 +460,7 @@ def _from_npz(raw: bytes, name: str) -> Game:
             if revealed is None or flagged is None:
                 raise InvalidGameFileError(f"{name} holds only half of a start position")
             start = (revealed, flagged)
-        limit = _memory_limit() // _MOVE_BYTES
+        limit = _validate.memory_bytes() // _MOVE_BYTES
         columns = []
         for key in ("move_kind", "move_row", "move_col", "move_time"):
             if key not in members:
@@ -531,16 +553,8 @@ def _number(data: Any, key: str) -> float:
     return seconds
 
 
-def _memory_limit() -> int:
-    """Bytes of physical memory (a large figure where the system will not say)."""
-    try:
-        return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
-    except (ValueError, OSError, AttributeError):
-        return 1 << 40
-
-
 def _check_header(data: Any) -> dict[str, Any]:
-    """The header fields, checked, with the board size checked against memory."""
+    """The header fields, checked (the board size against memory too: :func:`check_board`)."""
     if not isinstance(data, dict):
         raise InvalidGameFileError(f"a saved game must be a JSON object, got {type(data).__name__}")
     found = data.get("format")
@@ -556,12 +570,6 @@ def _check_header(data: Any) -> dict[str, Any]:
     rows, cols, mines = (_integer(data, key) for key in ("rows", "cols", "mines"))
     if rows < 1 or cols < 1:
         raise InvalidGameFileError(f"the board must be at least 1x1, got {rows}x{cols}")
-    have = _memory_limit()
-    if 4 * rows * cols > have:
-        raise InvalidGameFileError(
-            f"a {rows}x{cols} board needs 4 bytes per cell, more than this machine's "
-            f"{have / 1e9:.1f} GB"[:300]
-        )
     first_click = _get(data, "first_click", (str, type(None)))
     if first_click not in (None, "safe", "opening"):
         raise InvalidGameFileError(
@@ -625,9 +633,12 @@ def _kind_and_seed(described: dict[str, Any]) -> tuple[str, int | None]:
     if not isinstance(kind, str):
         raise InvalidGameFileError(f"strategy.type must be a string, got {kind!r}"[:300])
     seed = described.get("seed")
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+    if seed is not None and (
+        isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**SEED_BITS
+    ):
         raise InvalidGameFileError(
-            f"strategy.seed must be null or an integer >= 0, got {seed!r}"[:300]
+            f"strategy.seed must be null or an integer in 0..2**{SEED_BITS} - 1, "
+            f"got {short_repr(seed)}"[:300]
         )
     return kind, seed
 
@@ -681,13 +692,77 @@ def _strategy(described: dict[str, Any] | None, header: dict[str, Any]) -> Any:
     if name not in _BIT_GENERATORS:
         raise InvalidGameFileError(f"unknown bit generator {name!r}"[:300])
     generator = getattr(np.random, name)(_seed_sequence(seed))
-    try:
-        generator.state = state
-    except (ValueError, TypeError, KeyError, OverflowError, IndexError) as exc:
-        # (numpy's bit generators check their states differently: MT19937
-        # raises IndexError for a short key)
-        raise InvalidGameFileError(f"bad generator state: {exc}"[:300]) from None
+    generator.state = _checked_state(state, generator.state)
     return RandomPlacement(np.random.Generator(generator))
+
+
+#: The integer fields of numpy's bit-generator states, by name: their ranges.
+#: (numpy checks none of them: an MT19937 ``pos`` or a Philox ``buffer_pos``
+#: out of range reads and writes outside the generator's own memory.)
+_STATE_FIELDS = {
+    "pos": (0, 624),  # MT19937: the next word of its 624
+    "buffer_pos": (0, 4),  # Philox: the next word of its 4
+    "has_uint32": (0, 1),
+    "uinteger": (0, 2**32 - 1),
+    "state": (0, 2**128 - 1),  # PCG64's
+    "inc": (1, 2**128 - 1),  # PCG64's increment, odd (checked below)
+}
+
+
+def _checked_state(state: dict[str, Any], fresh: dict[str, Any]) -> dict[str, Any]:
+    """A bit generator's saved state, checked against a fresh one of its kind.
+
+    The same fields, nested the same way; each array of the fresh state's
+    length with every value in its dtype's range, each integer in its
+    field's range.  A state that would never move on is refused too: an
+    all-zero MT19937 key, or an even PCG64 increment (which can fall into a
+    fixed point).  Returns the state with its arrays as numpy arrays.
+    """
+
+    def checked(value: Any, like: Any, where: str) -> Any:
+        if isinstance(like, dict):
+            if not isinstance(value, dict) or set(value) != set(like):
+                raise InvalidGameFileError(
+                    f"bad generator state: {where or 'it'} must hold the fields "
+                    f"{sorted(like)}, got {short_repr(value)}"[:300]
+                )
+            return {k: checked(value[k], like[k], f"{where}.{k}".lstrip(".")) for k in like}
+        if isinstance(like, str):
+            if value != like:
+                raise InvalidGameFileError(f"bad generator state: {where} must be {like!r}"[:300])
+            return value
+        if isinstance(like, np.ndarray):
+            info = np.iinfo(like.dtype)
+            if (
+                not isinstance(value, list)
+                or len(value) != like.size
+                or any(isinstance(v, bool) or not isinstance(v, int) for v in value)
+                or not all(info.min <= v <= info.max for v in value)
+            ):
+                raise InvalidGameFileError(
+                    f"bad generator state: {where} must be {like.size} integers in "
+                    f"{info.min}..{info.max}, got {short_repr(value)}"[:300]
+                )
+            return np.array(value, dtype=like.dtype)
+        low, high = _STATE_FIELDS.get(where.rsplit(".", 1)[-1], (0, -1))
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise InvalidGameFileError(
+                f"bad generator state: {where} must be an integer in {low}..{high}, "
+                f"got {short_repr(value)}"[:300]
+            )
+        return value
+
+    out: dict[str, Any] = checked(state, fresh, "")
+    inner = out["state"]
+    if "key" in inner and "pos" in inner and not inner["key"].any():
+        raise InvalidGameFileError(
+            "bad generator state: state.key is all zeros, where MT19937 would stall"
+        )
+    if "inc" in inner and inner["inc"] % 2 == 0:
+        raise InvalidGameFileError(
+            f"bad generator state: state.inc must be odd, got {short_repr(inner['inc'])}"[:300]
+        )
+    return out
 
 
 def _restore(
