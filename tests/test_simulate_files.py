@@ -220,3 +220,18 @@ def test_parquet_metadata_that_is_not_json(run: ns.SimulationResult, tmp_path: P
     assert np.array_equal(
         ns.SimulationResult.from_parquet(saved(run, tmp_path / "ok.parquet")).records, run.records
     )
+
+
+def test_a_file_that_is_not_parquet_at_all(tmp_path: Path) -> None:
+    pytest.importorskip("pyarrow.parquet")
+    junk = tmp_path / "junk.parquet"
+    junk.write_bytes(b"PAR1 not really")
+    refused(junk, "is not a Parquet file")
+
+
+def test_a_csv_file_that_is_not_text(tmp_path: Path) -> None:
+    binary = tmp_path / "junk.csv"
+    binary.write_bytes(b"\xff\xfe\x00 not text")
+    refused(binary, "is not a UTF-8 text table")
+    with pytest.raises(FileNotFoundError):  # (an unreadable file stays an OSError)
+        ns.SimulationResult.from_csv(tmp_path / "missing.csv")

@@ -224,18 +224,21 @@ def _read_csv(
     """A table that :meth:`SimulationResult.to_csv` wrote, and its ``#`` metadata."""
     meta: dict[str, Any] = {}
     body = []
-    with open(path, newline="") as handle:
-        for line in handle:
-            if line.startswith("# "):
-                key, _, value = line[2:].partition(": ")
-                try:
-                    meta[key] = json.loads(value)
-                except ValueError:
-                    raise InvalidBoardError(
-                        f"{str(path)!r}: metadata line {key!r} is not JSON"
-                    ) from None
-            else:
-                body.append(line)
+    try:
+        with open(path, newline="", encoding="utf-8") as handle:
+            for line in handle:
+                if line.startswith("# "):
+                    key, _, value = line[2:].partition(": ")
+                    try:
+                        meta[key] = json.loads(value)
+                    except ValueError:
+                        raise InvalidBoardError(
+                            f"{str(path)!r}: metadata line {key!r} is not JSON"
+                        ) from None
+                else:
+                    body.append(line)
+    except UnicodeDecodeError as exc:
+        raise InvalidBoardError(f"{str(path)!r} is not a UTF-8 text table: {exc}") from None
     rows = list(csv.reader(body))
     names = list(dtype.names or ())
     if not rows or rows[0] != names:
@@ -938,7 +941,10 @@ class SimulationResult:
         parquet = _need("pyarrow.parquet", "from_parquet")
 
         def read(target: str, dtype: np.dtype[Any]) -> tuple[NDArray[np.void], dict[str, Any]]:
-            table = parquet.read_table(target)
+            try:
+                table = parquet.read_table(target)
+            except ValueError as exc:  # (pyarrow's ArrowInvalid; a missing file is an OSError)
+                raise InvalidBoardError(f"{target!r} is not a Parquet file: {exc}"[:300]) from None
             raw = (table.schema.metadata or {}).get(b"numsweeper")
             if raw is None:
                 raise InvalidBoardError(f"{target!r} carries no numsweeper simulation metadata")
