@@ -217,13 +217,13 @@ def test_is_no_guess_takes_a_stack_and_a_click_per_board() -> None:
         (np.zeros(4, dtype=bool), (0, 0), ns.InvalidBoardError, "2-D or 3-D"),
         (np.zeros((2, 2), dtype=bool), (0, 2), ns.OutOfBoundsError, "off the 2x2 board"),
         (np.zeros((2, 2), dtype=bool), (0, 0, 0), ns.InvalidBoardError, "shape"),
-        (np.zeros((2, 2), dtype=bool), (0.0, 1.0), TypeError, "integers"),
+        (np.zeros((2, 2), dtype=bool), (0.0, 1.0), ns.InvalidTypeError, "integers"),
     ],
 )
 def test_is_no_guess_rejects_bad_input(mines: Any, click: Any, error: type, message: str) -> None:
     with pytest.raises(error, match=message):
         ns.is_no_guess(mines, click)
-    with pytest.raises(TypeError, match="use_mine_count"):
+    with pytest.raises(ns.InvalidTypeError, match=r"use_mine_count must be a bool, got 1$"):
         ns.is_no_guess(np.zeros((2, 2), dtype=bool), (0, 0), use_mine_count=1)  # type: ignore[arg-type]
 
 
@@ -399,10 +399,31 @@ def test_a_hopeless_density_fails_fast_and_cleanly(
         (lambda s, z: s.place(9, 9, 10, safe=z, click=(True, False)), TypeError, "dtype bool"),
         (lambda s, z: s.place(9, 9, 10, safe=z, click="00"), ns.InvalidBoardError, "'00'"),
         (lambda s, z: s.place(9, 9, -1, safe=z, click=(0, 0)), ns.InvalidBoardError, "got -1"),
-        (lambda s, z: s.place(9, 9, 10.0, safe=z, click=(0, 0)), TypeError, "got 10.0"),
-        (lambda s, z: s.place(9, 9, True, safe=z, click=(0, 0)), TypeError, "got True"),
+        (lambda s, z: s.place(9, 9, 10.0, safe=z, click=(0, 0)), ns.InvalidTypeError, "got 10.0"),
+        (lambda s, z: s.place(9, 9, True, safe=z, click=(0, 0)), ns.InvalidTypeError, "got True"),
         (lambda s, z: s.place(-1, 9, 10, safe=z, click=(0, 0)), ns.InvalidBoardError, "rows"),
-        (lambda s, z: s.place(9, 9, 10, safe=z.astype(int), click=(0, 0)), TypeError, "bool"),
+        (
+            lambda s, z: s.place(9, 9, 10, safe=z.astype(np.int64), click=(0, 0)),
+            ns.InvalidTypeError,
+            "safe must be a bool array, got dtype int64",
+        ),
+        (
+            lambda s, z: s.place_batch(1, 9, 9, 10, safe=z[None], clicks=np.zeros((1, 2))),
+            ns.InvalidTypeError,
+            "clicks must hold integers, got dtype float64",
+        ),
+        (
+            lambda s, z: s.place_batch(
+                1, 9, 9, 10, safe=z[None], clicks=np.zeros((1, 2), int), workers=0
+            ),
+            ns.InvalidBoardError,
+            "workers must be >= 1, got 0",
+        ),
+        (
+            lambda s, z: s.place(9, 9, 10, safe=z, click=list(range(10_000))),
+            ns.InvalidBoardError,
+            "click must be one (row, col) pair, got [0, 1, 2, 3,",
+        ),
         (
             lambda s, z: s.place_batch(-1, 9, 9, 10, safe=z[None], clicks=np.zeros((1, 2), int)),
             ns.InvalidBoardError,
@@ -481,16 +502,32 @@ def test_no_guess_needs_a_first_click_rule() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "error", "message"),
     [
-        ({"method": "exact"}, ValueError, "method must be 'uniform' or 'fast'"),
-        ({"max_attempts": 0}, ValueError, "max_attempts must be >= 1"),
-        ({"max_attempts": 1.5}, TypeError, "max_attempts must be an integer"),
-        ({"use_mine_count": "yes"}, TypeError, "use_mine_count must be a bool"),
+        (
+            {"method": "slow"},
+            ns.InvalidBoardError,
+            "method must be 'uniform' or 'fast', got 'slow'",
+        ),
+        ({"method": None}, ns.InvalidBoardError, "method must be 'uniform' or 'fast', got None"),
+        ({"max_attempts": 0}, ns.InvalidBoardError, "max_attempts must be >= 1, got 0"),
+        ({"max_attempts": -5}, ns.InvalidBoardError, "max_attempts must be >= 1, got -5"),
+        ({"max_attempts": 1.5}, ns.InvalidTypeError, "max_attempts must be an integer, got 1.5"),
+        (
+            {"use_mine_count": "yes"},
+            ns.InvalidTypeError,
+            "use_mine_count must be a bool, got 'yes'",
+        ),
         ({"seed": -1}, ns.InvalidBoardError, "seed"),
     ],
 )
 def test_bad_parameters_are_refused(kwargs: dict[str, Any], error: type, message: str) -> None:
-    with pytest.raises(error, match=message):
+    with pytest.raises(error, match=re.escape(message)):
         ns.NoGuessPlacement(**kwargs)
+
+
+def test_a_long_bad_method_is_named_short() -> None:
+    with pytest.raises(ns.InvalidBoardError) as info:
+        ns.NoGuessPlacement(method="s" * 10_000)
+    assert str(info.value) == "method must be 'uniform' or 'fast', got '" + "s" * 76 + "..."
 
 
 # -- everywhere a strategy goes ------------------------------------------------------

@@ -443,6 +443,16 @@ def test_fixed_placement_rejects_malformed_positions(positions: Any, message: st
         ns.FixedPlacement(positions)
 
 
+def test_huge_or_long_positions_are_named_short() -> None:
+    # an integer past Python's limit on converting to text once broke the message itself
+    with pytest.raises(ns.InvalidBoardError) as info:
+        ns.FixedPlacement([(10**5000, 0)]).place(3, 3, 1)
+    assert str(info.value) == "mine position (an integer of 16,610 bits, 0) is off the 3x3 board"
+    with pytest.raises(ns.InvalidBoardError) as info:
+        ns.FixedPlacement(["x" * 10_000])
+    assert str(info.value).endswith("got '" + "x" * 76 + "...")
+
+
 def test_fixed_placement_with_safe_mask() -> None:
     strategy = ns.FixedPlacement([(0, 0), (1, 1)])
     safe = np.zeros((3, 3), dtype=bool)
@@ -510,13 +520,25 @@ def test_a_mine_on_a_safe_cell_is_named() -> None:
     assert game.state is ns.GameState.IN_PROGRESS and game.snapshot().cells[1, 1] == ns.HIDDEN
 
 
-@pytest.mark.parametrize("bad", ["random", ns.RandomPlacement, 5])
-def test_a_strategy_that_is_not_one_is_refused(bad: Any) -> None:
-    with pytest.raises(TypeError, match="strategy must be a MinePlacementStrategy instance"):
+@pytest.mark.parametrize(
+    ("bad", "named"),
+    [
+        ("random", "'random'"),
+        (ns.RandomPlacement, "<class 'numsweeper.placement.RandomPlacement'>"),
+        (5, "5"),
+        ("x" * 10_000, "'" + "x" * 76 + "..."),  # cut short
+    ],
+)
+def test_a_strategy_that_is_not_one_is_refused(bad: Any, named: str) -> None:
+    expected = "strategy must be a MinePlacementStrategy instance (with a place method), got "
+    expected += named
+    with pytest.raises(ns.InvalidTypeError) as info:
         ns.Board.create(3, 3, 1, bad)
+    assert str(info.value) == expected
     for rule in (None, "safe"):  # refused at once, even when mines wait for the first click
-        with pytest.raises(TypeError, match="strategy must be a MinePlacementStrategy instance"):
+        with pytest.raises(ns.InvalidTypeError) as info:
             ns.Game.new(3, 3, 1, strategy=bad, first_click=rule)
+        assert str(info.value) == expected
 
 
 class Shuffled(ns.MinePlacementStrategy):

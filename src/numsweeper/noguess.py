@@ -80,8 +80,8 @@ from numpy.typing import ArrayLike, NDArray
 from ._constants import FLAG, HIDDEN
 from ._kernels import adjacent_counts_stack
 from ._runner import Done, Hooks, Runner
-from ._validate import check_dims, check_int, count_text, make_rng
-from .errors import GenerationError, InvalidBoardError, OutOfBoundsError
+from ._validate import check_dims, check_int, count_text, make_rng, short_repr
+from .errors import GenerationError, InvalidBoardError, InvalidTypeError, OutOfBoundsError
 from .placement import MinePlacementStrategy, RandomPlacement, SeedLike
 from .solver._jit import announced
 from .solver._jit import subroutine as _jit
@@ -958,7 +958,7 @@ def is_no_guess(mines: ArrayLike, click: ArrayLike, *, use_mine_count: bool = Tr
         wrong shape.
     OutOfBoundsError
         If a click is off the board.
-    TypeError
+    InvalidTypeError
         If ``click`` does not hold integers or ``use_mine_count`` is not a bool.
 
     Examples
@@ -985,7 +985,7 @@ def is_no_guess(mines: ArrayLike, click: ArrayLike, *, use_mine_count: bool = Tr
             f"mines must be a 2-D or 3-D bool array, got {array.dtype} {array.shape}"
         )
     if not isinstance(use_mine_count, (bool, np.bool_)):
-        raise TypeError(f"use_mine_count must be a bool, got {use_mine_count!r}")
+        raise InvalidTypeError(f"use_mine_count must be a bool, got {short_repr(use_mine_count)}")
     single = array.ndim == 2
     stack = np.array(array[None] if single else array, dtype=bool, order="C")
     n, rows, cols = stack.shape
@@ -1250,9 +1250,9 @@ class NoGuessPlacement(MinePlacementStrategy):
 
     Raises
     ------
-    ValueError
+    InvalidBoardError
         For an unknown ``method`` or ``max_attempts`` below 1.
-    TypeError
+    InvalidTypeError
         If ``max_attempts`` is not an integer or ``use_mine_count`` not a bool.
 
     Notes
@@ -1294,12 +1294,14 @@ class NoGuessPlacement(MinePlacementStrategy):
         use_mine_count: bool = True,
     ) -> None:
         if method not in METHODS:
-            raise ValueError(f"method must be 'uniform' or 'fast', got {method!r}")
+            raise InvalidBoardError(f"method must be 'uniform' or 'fast', got {short_repr(method)}")
         max_attempts = check_int(max_attempts, "max_attempts")
         if max_attempts < 1:
-            raise ValueError(f"max_attempts must be >= 1, got {max_attempts}")
+            raise InvalidBoardError(f"max_attempts must be >= 1, got {max_attempts}")
         if not isinstance(use_mine_count, (bool, np.bool_)):
-            raise TypeError(f"use_mine_count must be a bool, got {use_mine_count!r}")
+            raise InvalidTypeError(
+                f"use_mine_count must be a bool, got {short_repr(use_mine_count)}"
+            )
         self._rng = make_rng(seed)
         self._method = method
         self._max_attempts = max_attempts
@@ -1361,7 +1363,9 @@ class NoGuessPlacement(MinePlacementStrategy):
         if click is not None:
             clicks = np.asarray(click)
             if clicks.shape != (2,):
-                raise InvalidBoardError(f"click must be one (row, col) pair, got {click!r}")
+                raise InvalidBoardError(
+                    f"click must be one (row, col) pair, got {short_repr(click)}"
+                )
             clicks = clicks.reshape(1, 2)
         layout: NDArray[np.bool_] = self.place_batch(
             1, rows, cols, mines, safe=zone, clicks=clicks
@@ -1402,11 +1406,14 @@ class NoGuessPlacement(MinePlacementStrategy):
         ------
         InvalidBoardError
             Without ``safe`` and ``clicks`` (no first-click rule), for a
-            click that is not kept safe, or too many mines.
+            click that is not kept safe, too many mines, or ``workers``
+            below 1.
+        OutOfBoundsError
+            For a click off the board.
         GenerationError
             When the attempts run out (see ``max_attempts``).
-        ValueError
-            For ``workers`` below 1.
+        InvalidTypeError
+            If ``clicks`` does not hold integers or ``safe`` is not a bool array.
 
         Examples
         --------
@@ -1430,13 +1437,13 @@ class NoGuessPlacement(MinePlacementStrategy):
         rows, cols, mines = check_dims(rows, cols, mines)
         workers = check_int(workers, "workers")
         if workers < 1:
-            raise ValueError(f"workers must be >= 1, got {workers}")
+            raise InvalidBoardError(f"workers must be >= 1, got {workers}")
         clicks = np.asarray(clicks)
         safe = np.asarray(safe)
         if clicks.dtype == bool or not np.issubdtype(clicks.dtype, np.integer):
-            raise TypeError(f"clicks must hold integers, got dtype {clicks.dtype}")
+            raise InvalidTypeError(f"clicks must hold integers, got dtype {clicks.dtype}")
         if safe.dtype != bool:
-            raise TypeError(f"safe must be a bool array, got dtype {safe.dtype}")
+            raise InvalidTypeError(f"safe must be a bool array, got dtype {safe.dtype}")
         if clicks.shape != (n, 2) or safe.shape != (n, rows, cols):
             raise InvalidBoardError(
                 f"clicks must have shape ({n}, 2) and safe ({n}, {rows}, {cols}), "

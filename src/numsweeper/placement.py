@@ -26,8 +26,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ._rules import safe_zones
-from ._validate import count_text, make_rng
-from .errors import InvalidBoardError
+from ._validate import count_text, make_rng, short_repr
+from .errors import InvalidBoardError, InvalidTypeError
 
 __all__ = [
     "FixedPlacement",
@@ -450,11 +450,11 @@ class FixedPlacement(MinePlacementStrategy):
             row, col = position
         except (TypeError, ValueError):
             raise InvalidBoardError(
-                f"a mine position must be a (row, col) pair, got {position!r}"
+                f"a mine position must be a (row, col) pair, got {short_repr(position)}"
             ) from None
         for value in (row, col):
             if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-                raise InvalidBoardError(f"mine position {position!r} must hold integers")
+                raise InvalidBoardError(f"mine position {short_repr(position)} must hold integers")
         return int(row), int(col)
 
     @property
@@ -491,7 +491,8 @@ class FixedPlacement(MinePlacementStrategy):
             for row, col in self._pairs:
                 if not (0 <= row < rows and 0 <= col < cols):
                     raise InvalidBoardError(
-                        f"mine position {(row, col)} is off the {rows}x{cols} board"
+                        f"mine position ({short_repr(row)}, {short_repr(col)}) is off the "
+                        f"{rows}x{cols} board"
                     )
                 if layout[row, col]:
                     raise InvalidBoardError(f"mine position {(row, col)} is given twice")
@@ -574,11 +575,11 @@ def _reseeded_copy(strategy: Any, seed: Any) -> Any:
 
 
 def check_strategy(strategy: Any) -> None:
-    """Raise TypeError unless ``strategy`` is a placement strategy instance."""
+    """Raise InvalidTypeError unless ``strategy`` is a placement strategy instance."""
     if isinstance(strategy, type) or not callable(getattr(strategy, "place", None)):
-        raise TypeError(
+        raise InvalidTypeError(
             "strategy must be a MinePlacementStrategy instance (with a place method), "
-            f"got {strategy!r}"
+            f"got {short_repr(strategy)}"
         )
 
 
@@ -697,7 +698,7 @@ def place_boards(
     ------
     InvalidBoardError
         If the strategy cannot honour the request or breaks it.
-    TypeError
+    InvalidTypeError
         If ``strategy`` is not a strategy instance.
 
     Examples
