@@ -775,6 +775,34 @@ def test_serve_refuses_a_bad_database_url(capsys: pytest.CaptureFixture[str]) ->
     assert "unsupported database URL 'mysql://...'" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    ("changes", "error", "message"),
+    [
+        ({"max_cells": 0}, ns.InvalidBoardError, "max_cells must be an integer >= 1, got 0"),
+        ({"max_body": "16"}, ns.InvalidBoardError, "max_body must be an integer >= 1, got '16'"),
+        ({"max_players": True}, ns.InvalidBoardError, "max_players must be an integer >= 1, got T"),
+        ({"leaderboard_size": -(10**5000)}, ns.InvalidBoardError, "got an integer of 16,610 bits"),
+        ({"poll_interval": 0}, ns.InvalidBoardError, "poll_interval must be a number > 0, got 0"),
+        ({"poll_interval": float("nan")}, ns.InvalidBoardError, "a number > 0, got nan"),
+        ({"poll_interval": "0.5"}, ns.InvalidBoardError, "a number > 0, got '0.5'"),
+        ({"database": "mysql://u:secret@h/db"}, ns.InvalidBoardError, "URL 'mysql://...': use"),
+        ({"database": Path("g.db")}, ns.InvalidTypeError, f"a URL string, got {Path('g.db')!r}"),
+    ],
+)  # fmt: skip
+def test_bad_settings_are_refused_naming_the_value(
+    changes: dict[str, Any], error: type[Exception], message: str
+) -> None:
+    with pytest.raises(error) as info:
+        Settings(**{"database": "sqlite://", **changes})
+    assert message in str(info.value)
+    assert "secret" not in str(info.value)  # a URL's password is never shown
+
+
+def test_settings_from_bad_json_are_refused_naming_the_value() -> None:
+    with pytest.raises(ns.InvalidBoardError, match="max_cells must be an integer >= 1, got -1"):
+        Settings.from_json('{"database": "sqlite://", "max_cells": -1}')
+
+
 def test_api_errors_carry_their_status() -> None:
     err = ApiError(409, "taken", "conflict")
     assert (err.status, err.body()) == (409, {"error": "taken", "code": "conflict"})

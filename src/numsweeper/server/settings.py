@@ -20,6 +20,9 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from .._validate import short_repr
+from ..errors import InvalidBoardError, InvalidTypeError
+
 __all__ = ["ENVIRONMENT_VARIABLE", "Settings", "database_url", "default_database"]
 
 #: Where ``numsweeper serve --workers N`` hands its settings to the worker processes.
@@ -53,6 +56,14 @@ class Settings:
     leaderboard_size : int
         Entries a leaderboard returns at most.
 
+    Raises
+    ------
+    InvalidBoardError
+        For an unsupported database URL, a count below 1 or that is not an
+        integer, or a ``poll_interval`` that is not a number above 0.
+    InvalidTypeError
+        If ``database`` is not a string.
+
     Examples
     --------
     >>> from numsweeper.server.settings import Settings
@@ -69,13 +80,20 @@ class Settings:
     leaderboard_size: int = 20
 
     def __post_init__(self) -> None:
+        if not isinstance(self.database, str):  # a Path, say
+            raise InvalidTypeError(
+                f"database must be a URL string, got {short_repr(self.database)}"
+            )
         database_url(self.database)  # refuse an unsupported URL early
         for name in ("max_cells", "max_body", "max_players", "leaderboard_size"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
-        if not self.poll_interval > 0:
-            raise ValueError(f"poll_interval must be > 0, got {self.poll_interval!r}")
+                raise InvalidBoardError(f"{name} must be an integer >= 1, got {short_repr(value)}")
+        interval = self.poll_interval
+        if isinstance(interval, bool) or not isinstance(interval, (int, float)) or not interval > 0:
+            raise InvalidBoardError(
+                f"poll_interval must be a number > 0, got {short_repr(interval)}"
+            )
 
     def to_json(self) -> str:
         """These settings as JSON (for worker processes)."""
@@ -102,8 +120,8 @@ def database_url(url: str) -> str:
 
     Raises
     ------
-    ValueError
-        For another scheme.
+    InvalidBoardError
+        For another scheme (it is a :class:`ValueError`).
 
     Examples
     --------
@@ -113,12 +131,12 @@ def database_url(url: str) -> str:
     >>> database_url("mysql://x")
     Traceback (most recent call last):
         ...
-    ValueError: unsupported database URL 'mysql://...': use sqlite:///PATH or postgresql://...
+    numsweeper.errors.InvalidBoardError: unsupported database URL 'mysql://...': use ...
     """
     scheme, sep, rest = url.partition("://")
     if not sep or scheme not in _SCHEMES:
         shown = f"{scheme}://..." if sep else url[:40]
-        raise ValueError(
+        raise InvalidBoardError(
             f"unsupported database URL {shown!r}: use sqlite:///PATH or postgresql://..."
         )
     return f"{_SCHEMES[scheme]}://{rest}"
