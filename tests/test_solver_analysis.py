@@ -150,7 +150,7 @@ def test_accepts_snapshot_and_game() -> None:
 
 
 def test_rejects_bad_input() -> None:
-    with pytest.raises(TypeError):
+    with pytest.raises(ns.InvalidTypeError, match="mines is required when visible is an array"):
         analyze(np.zeros((2, 2), dtype=np.int8))
     with pytest.raises(TypeError):
         analyze(np.zeros((2, 2)), 1)

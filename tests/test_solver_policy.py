@@ -142,11 +142,18 @@ def test_a_bad_start_is_refused_and_names_the_value() -> None:
     with pytest.raises(ns.OutOfBoundsError, match=r"start \(0, -2\)"):
         SolverPolicy("safe", start=(0, -2))
     for bad in ((1,), (1, 2, 3), [], [[1, 2]]):
-        with pytest.raises(ValueError, match=r"start must be a \(row, col\) pair, got"):
+        with pytest.raises(ns.InvalidBoardError, match=r"start must be a \(row, col\) pair, got"):
             SolverPolicy("safe", start=bad)  # type: ignore[arg-type]
     for bad in ("ab", 5, 1.5):
-        with pytest.raises(TypeError, match=r"start must be a \(row, col\) pair, got"):
+        with pytest.raises(ns.InvalidTypeError, match=r"start must be a \(row, col\) pair, got"):
             SolverPolicy("safe", start=bad)  # type: ignore[arg-type]
+    with pytest.raises(ns.InvalidBoardError) as info:
+        SolverPolicy("safe", start=list(range(10_000)))  # type: ignore[arg-type]
+    assert str(info.value).startswith("start must be a (row, col) pair, got [0, 1, 2, 3, 4")
+    assert len(str(info.value)) < 200
+    with pytest.raises(ns.OutOfBoundsError) as info:
+        SolverPolicy("safe", start=(0, -(10**5000)))
+    assert str(info.value) == "start (0, an integer of 16,610 bits) is off every board (negative)"
     for bad, which in (((1, (2, 3)), "col"), (np.eye(2, dtype=int), "row")):
         with pytest.raises(TypeError, match=f"start {which} must be an integer"):
             SolverPolicy("safe", start=bad)  # type: ignore[arg-type]
@@ -303,7 +310,9 @@ def test_plays_beginner_well() -> None:
 
 def test_hint_refuses_what_is_not_a_game_or_snapshot() -> None:
     for bad in (np.full((3, 3), H, dtype=np.int8), [[H]], None):
-        with pytest.raises(TypeError, match=f"Game or a Snapshot, got {type(bad).__name__}"):
+        with pytest.raises(
+            ns.InvalidTypeError, match=f"Game or a Snapshot, got {type(bad).__name__}"
+        ):
             hint(bad)  # type: ignore[arg-type]
 
 
@@ -798,7 +807,7 @@ def test_a_forced_fifty_fifty_is_guessed_before_a_safer_avoidable_guess() -> Non
     ],
 )
 def test_policy_settings_out_of_range_are_rejected(name: str, value: float) -> None:
-    with pytest.raises(ValueError, match=f"{name} must be .* got {value!r}"):
+    with pytest.raises(ns.InvalidBoardError, match=f"{name} must be .* got {value!r}$"):
         SolverPolicy("safe", **{name: value})
     SolverPolicy("safe", **{name: 0 if name in ("tolerance", "endgame_dense") else 1})
 
@@ -806,7 +815,7 @@ def test_policy_settings_out_of_range_are_rejected(name: str, value: float) -> N
 def test_analyze_refuses_a_guard_below_one_instead_of_looping() -> None:
     cells = np.array([[1, H], [H, H]], dtype=np.int8)
     for bad in (0, -5):
-        with pytest.raises(ValueError, match=f"max_states must be >= 1, got {bad}"):
+        with pytest.raises(ValueError, match=f"max_states must be >= 1, got {bad}$"):
             analyze(cells, 1, max_states=bad)
     with pytest.raises(TypeError, match="max_states must be an integer, got None"):
         analyze(cells, 1, max_states=None)  # type: ignore[arg-type]
@@ -878,7 +887,12 @@ def test_hint_before_the_first_click_agrees_with_analyze_about_flags() -> None:
         (np.zeros((1, 0, 4), dtype=np.int8), [1], ns.InvalidBoardError, r"got \(1, 0, 4\)"),
         ([[H, H]], [1], ns.InvalidBoardError, r"shape \(k, rows, cols\), got \(1, 2\)"),
         ([[[H, H]]] * 2, [1, 1, 1], ns.InvalidBoardError, r"one count per game \(2\), got"),
-        ([[[H, H]]], [1.5], TypeError, "mines_left must hold integers, got dtype float64"),
+        (
+            [[[H, H]]],
+            [1.5],
+            ns.InvalidTypeError,
+            "mines_left must hold integers, got dtype float64",
+        ),
     ],
 )
 def test_the_policy_refuses_what_no_game_shows(
@@ -901,12 +915,21 @@ def test_the_policy_refuses_what_no_game_shows(
     ],
 )
 def test_policy_settings_of_the_wrong_type_are_named(name: str, value: Any, message: str) -> None:
-    with pytest.raises(TypeError, match=message):
+    with pytest.raises(ns.InvalidTypeError, match=message):
         SolverPolicy("safe", **{name: value})
 
 
+def test_policy_settings_name_a_huge_or_unknown_value() -> None:
+    with pytest.raises(ns.InvalidBoardError) as info:
+        SolverPolicy("safe", tolerance=10**400)  # past float's range
+    assert str(info.value) == "tolerance must be a finite number >= 0, got an integer of 1,329 bits"
+    with pytest.raises(ns.InvalidBoardError) as info:
+        SolverPolicy("safe", guess="coin")
+    assert str(info.value) == "guess must be one of ('hill', 'lookahead'), got 'coin'"
+
+
 def test_a_start_given_as_a_mapping_is_not_a_pair() -> None:
-    with pytest.raises(TypeError, match=r"start must be a \(row, col\) pair, got \{1: 2"):
+    with pytest.raises(ns.InvalidTypeError, match=r"start must be a \(row, col\) pair, got \{1: 2"):
         SolverPolicy("safe", start={1: 2, 3: 4})  # type: ignore[arg-type]
     assert SolverPolicy("safe", candidates=np.int64(10**12)).candidates == 10**12
 

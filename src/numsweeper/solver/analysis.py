@@ -46,7 +46,7 @@ from numpy.typing import NDArray
 from .._constants import FLAG, HIDDEN
 from .._kernels import adjacent_counts
 from .._validate import check_int, check_visible, count_text
-from ..errors import InvalidBoardError
+from ..errors import InvalidBoardError, InvalidTypeError
 from ..game import Game, GameState, Snapshot
 from .components import Counts, Memory, count_frontier, merged
 from .counting import Poly, convolve, long_ints, middle
@@ -340,7 +340,7 @@ def _coerce(visible: Any, mines: Any) -> tuple[NDArray[np.int8], int]:
             )
     else:
         if mines is None:
-            raise TypeError("mines is required when visible is an array")
+            raise InvalidTypeError("mines is required when visible is an array, got None")
         cells = check_visible(visible, (2,), "(rows, cols), non-empty")  # (only read)
     m = check_int(mines, "mines")
     if not 0 <= m <= cells.size:
@@ -545,7 +545,7 @@ def analyze(
     InvalidBoardError
         If no layout explains the visible state (the message names a
         contradicting cell), or for malformed input.
-    TypeError
+    InvalidTypeError
         If ``visible`` is not integer or ``mines`` is missing or not an int.
 
     Notes

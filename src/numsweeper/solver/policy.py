@@ -69,8 +69,14 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._constants import FLAG, HIDDEN
-from .._validate import check_coord, check_first_click, check_int, check_visible
-from ..errors import GameOverError, IllegalMoveError, InvalidBoardError, OutOfBoundsError
+from .._validate import check_coord, check_first_click, check_int, check_visible, short_repr
+from ..errors import (
+    GameOverError,
+    IllegalMoveError,
+    InvalidBoardError,
+    InvalidTypeError,
+    OutOfBoundsError,
+)
 from ..game import Game, GameState, Snapshot
 from .analysis import MAX_STATES, Analysis, Analyzer, _coerce
 from .endgame import best_click
@@ -113,6 +119,11 @@ class Hint:
 #: 89.13 % of 140,000 games against 88.75 % for (3, 3) over 120,000 (see
 #: docs/win_rates.md); expert keeps David Hill's (3, 3).
 _FAR_OPENING_CELLS = 400
+
+
+def _pair_text(pair: tuple[int, int]) -> str:
+    """``(row, col)`` for messages: a huge coordinate is described, never a failing repr."""
+    return f"({short_repr(pair[0])}, {short_repr(pair[1])})"
 
 
 def _first_click(rows: int, cols: int, rule: str | None) -> tuple[int, int]:
@@ -239,14 +250,14 @@ class SolverPolicy:
         if start is not None:
             pair = np.asarray(start, dtype=object)  # (ragged input stays one object per item)
             if pair.ndim == 0:
-                raise TypeError(f"start must be a (row, col) pair, got {start!r}")
+                raise InvalidTypeError(f"start must be a (row, col) pair, got {short_repr(start)}")
             if len(pair) != 2:
-                raise ValueError(f"start must be a (row, col) pair, got {start!r}")
+                raise InvalidBoardError(f"start must be a (row, col) pair, got {short_repr(start)}")
             start = (check_int(pair[0], "start row"), check_int(pair[1], "start col"))
             if min(start) < 0:
-                raise OutOfBoundsError(f"start {start} is off every board (negative)")
+                raise OutOfBoundsError(f"start {_pair_text(start)} is off every board (negative)")
         if guess not in _GUESSES:
-            raise ValueError(f"guess must be one of {_GUESSES}, got {guess!r}")
+            raise InvalidBoardError(f"guess must be one of {_GUESSES}, got {short_repr(guess)}")
         for name, value, low in (
             ("tolerance", tolerance, 0),
             ("candidates", candidates, 1),
@@ -261,12 +272,17 @@ class SolverPolicy:
                 if isinstance(value, (bool, np.bool_)) or not isinstance(
                     value, (int, float, np.integer, np.floating)
                 ):
-                    raise TypeError(f"{name} must be a number, got {value!r}")
-                ok = value >= low and math.isfinite(value)  # (NaN fails both)
+                    raise InvalidTypeError(f"{name} must be a number, got {short_repr(value)}")
+                try:
+                    ok = value >= low and math.isfinite(value)  # (NaN fails both)
+                except OverflowError:  # an integer past float's range
+                    ok = False
             else:
                 ok = check_int(value, name) >= low
             if not ok:
-                raise ValueError(f"{name} must be a finite number >= {low}, got {value!r}")
+                raise InvalidBoardError(
+                    f"{name} must be a finite number >= {low}, got {short_repr(value)}"
+                )
         self.first_click = first_click
         self.tolerance = float(tolerance)
         self.candidates = int(candidates)
@@ -319,7 +335,7 @@ class SolverPolicy:
         self._forget()
 
     def __repr__(self) -> str:
-        start = "" if self.start is None else f", start={self.start!r}"
+        start = "" if self.start is None else f", start={_pair_text(self.start)}"
         return f"SolverPolicy(first_click={self.first_click!r}{start})"
 
     def _opening(self, rows: int, cols: int) -> tuple[int, int]:
@@ -329,7 +345,7 @@ class SolverPolicy:
             return check_coord(*self.start, rows, cols)
         except OutOfBoundsError as exc:
             raise OutOfBoundsError(
-                f"start {self.start} is off the {rows}x{cols} board: {exc}"
+                f"start {_pair_text(self.start)} is off the {rows}x{cols} board: {exc}"
             ) from None
 
     def __call__(
@@ -357,7 +373,7 @@ class SolverPolicy:
         InvalidBoardError
             If ``visible`` is not ``(k, rows, cols)`` of counts, HIDDEN and
             FLAG, or ``mines_left`` does not give one count per game.
-        TypeError
+        InvalidTypeError
             If ``visible`` or ``mines_left`` do not hold integers.
         IllegalMoveError
             If a game has no hidden, unflagged cell left to reveal.
@@ -639,7 +655,7 @@ def hint(game_or_snapshot: Game | Snapshot, *, trust_flags: bool = False) -> Hin
 
     Raises
     ------
-    TypeError
+    InvalidTypeError
         If given anything but a Game or a Snapshot.
     GameOverError
         If the game is already WON or LOST.
@@ -660,7 +676,7 @@ def hint(game_or_snapshot: Game | Snapshot, *, trust_flags: bool = False) -> Hin
     True
     """
     if not isinstance(game_or_snapshot, (Game, Snapshot)):
-        raise TypeError(
+        raise InvalidTypeError(
             f"hint needs a Game or a Snapshot, got {type(game_or_snapshot).__name__} "
             "(for an array of visible cells, use analyze)"
         )
@@ -698,7 +714,7 @@ def _check_batch(visible: ArrayLike, mines_left: ArrayLike) -> tuple[NDArray[np.
     cells = check_visible(visible, (3,), "(k, rows, cols)")
     left = np.asarray(mines_left)
     if left.size and (left.dtype == bool or not np.issubdtype(left.dtype, np.integer)):
-        raise TypeError(f"mines_left must hold integers, got dtype {left.dtype}")
+        raise InvalidTypeError(f"mines_left must hold integers, got dtype {left.dtype}")
     if left.ndim > 1 or (left.ndim == 1 and len(left) != len(cells)):
         raise InvalidBoardError(
             f"mines_left must give one count per game ({len(cells)}), got shape {left.shape}"
