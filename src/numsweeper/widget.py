@@ -58,7 +58,8 @@ except ImportError as exc:  # pragma: no cover - exercised by a monkeypatched im
 
 from . import solver
 from ._constants import EXPLODED, FLAG, HIDDEN
-from .errors import MinesweeperError
+from ._validate import short_repr
+from .errors import IllegalMoveError, InvalidBoardError, InvalidTypeError, MinesweeperError
 from .game import Game, GameState, Snapshot
 from .render import downsample, png_bytes
 
@@ -174,7 +175,7 @@ class BoardWidget(anywidget.AnyWidget):
 
     def __init__(self, game: Game, *, seed: Any = None, overlay: bool = False) -> None:
         if not isinstance(game, Game):
-            raise TypeError(f"widget needs a Game, got {type(game).__name__}")
+            raise InvalidTypeError(f"widget needs a Game, got {type(game).__name__}")
         super().__init__()
         self.game = game
         self._rng = np.random.default_rng(seed)
@@ -227,7 +228,7 @@ class BoardWidget(anywidget.AnyWidget):
                 self.new_game()
                 return
             else:
-                raise ValueError(f"unknown widget action {kind!r}")
+                raise InvalidBoardError(f"unknown widget action {short_repr(kind)}")
         except (MinesweeperError, TypeError, ValueError) as exc:
             self.refresh(message=str(exc))
             return
@@ -246,7 +247,9 @@ class BoardWidget(anywidget.AnyWidget):
         if game.state is not GameState.IN_PROGRESS:
             game.reveal(row, col)  # raises GameOverError, which says why
         if not all(isinstance(v, int) and not isinstance(v, bool) for v in (row, col)):
-            raise TypeError(f"row and col must be integers, got {row!r} and {col!r}")
+            raise InvalidTypeError(
+                f"row and col must be integers, got {short_repr(row)} and {short_repr(col)}"
+            )
         if not (0 <= row < game.rows and 0 <= col < game.cols):
             game.reveal(row, col)  # raises OutOfBoundsError
         code = int(snap.cells[row, col])
@@ -254,7 +257,9 @@ class BoardWidget(anywidget.AnyWidget):
             game.reveal(row, col)
             return True
         if code == FLAG:
-            raise ValueError(f"cell ({row}, {col}) is flagged: right-click to remove the flag")
+            raise IllegalMoveError(
+                f"cell ({row}, {col}) is flagged: right-click to remove the flag"
+            )
         if code > 0 and _satisfied(snap.cells, row, col):
             game.chord(row, col)
             return True
@@ -458,7 +463,7 @@ def widget(game: Game, *, seed: Any = None, overlay: bool = False) -> BoardWidge
 
     Raises
     ------
-    TypeError
+    InvalidTypeError
         If ``game`` is not a Game.
 
     Examples
