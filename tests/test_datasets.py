@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -162,38 +163,207 @@ def test_npz_round_trip_without_pickle(tmp_path: Path, solver_positions: Positio
 
 def test_load_refuses_other_files(tmp_path: Path, solver_positions: Positions) -> None:
     np.savez(tmp_path / "other.npz", visible=solver_positions.visible)
-    with pytest.raises(ValueError, match="not a positions file"):
+    with pytest.raises(ns.InvalidGameFileError, match=r"other\.npz' is not a positions file"):
         load_positions(tmp_path / "other.npz")
     solver_positions.to_npz(tmp_path / "good.npz")
     with np.load(tmp_path / "good.npz") as good:
         arrays = {name: good[name] for name in good.files}
     arrays["mines"] = arrays["mines"].astype(np.int64)
     np.savez(tmp_path / "bad.npz", **arrays)
-    with pytest.raises(ValueError, match=r"mines is int64 \(400, 9, 9\), expected bool"):
+    with pytest.raises(
+        ns.InvalidGameFileError, match=r"bad.npz': mines is int64 \(400, 9, 9\), expected bool"
+    ):
         load_positions(tmp_path / "bad.npz")
     arrays["meta"] = np.array('{"format": 99}')
     np.savez(tmp_path / "future.npz", **arrays)
-    with pytest.raises(ValueError, match="unknown format"):
+    with pytest.raises(ns.InvalidGameFileError, match=r"future\.npz' has an unknown format"):
         load_positions(tmp_path / "future.npz")
+    np.save(tmp_path / "plain.npy", solver_positions.visible)
+    with pytest.raises(ns.InvalidGameFileError, match=r"plain\.npy' is not an \.npz archive"):
+        load_positions(tmp_path / "plain.npy")
+    (tmp_path / "junk.npz").write_bytes(b"PK\x03\x04junk")
+    with pytest.raises(ns.InvalidGameFileError, match=r"junk\.npz' is damaged: File is not a zip"):
+        load_positions(tmp_path / "junk.npz")
+    with pytest.raises(FileNotFoundError):
+        load_positions(tmp_path / "missing.npz")
+
+
+ARRAYS = ("visible", "probabilities", "mines", "game", "move", "exact")
+
+
+@pytest.fixture(scope="module")
+def small_arrays() -> dict[str, Any]:
+    """The arrays of a small positions file, and its meta as a dict."""
+    data = positions(5, 5, 5, 3, seed=0, policy="random")
+    arrays: dict[str, Any] = dict(vars(data))
+    meta = {"format": 1} | {key: arrays.pop(key) for key in list(arrays) if key not in ARRAYS}
+    return arrays | {"meta": meta}
+
+
+def with_meta(**changes: Any) -> dict[str, Any]:
+    return {"meta": changes}
+
+
+def hidden_probability(arrays: dict[str, Any]) -> NDArray[np.float32]:
+    p = arrays["probabilities"].copy()
+    p[0][arrays["visible"][0] == ns.HIDDEN] = 1.5
+    return p
+
+
+def revealed_probability(arrays: dict[str, Any]) -> NDArray[np.float32]:
+    p = arrays["probabilities"].copy()
+    p[0][arrays["visible"][0] >= 0] = 0.25
+    return p
+
+
+def bad_visible(arrays: dict[str, Any]) -> NDArray[np.int8]:
+    v = arrays["visible"].copy()
+    v[0, 0, 0] = 100
+    return v
+
+
+def extra_mine(arrays: dict[str, Any]) -> NDArray[np.bool_]:
+    m = arrays["mines"].copy()
+    m[2] = True
+    return m
+
+
+# (what to change, what the error says): None in meta drops the key.
+BAD_FILES: list[tuple[dict[str, Any], str]] = [
+    (with_meta(seed=None), "meta has no 'seed'"),
+    (with_meta(chunk_size=None), "meta has no 'chunk_size'"),
+    (with_meta(format=True), "has an unknown format: {'format': True"),
+    (with_meta(format="1"), "has an unknown format"),
+    (with_meta(rows=5.0), "bad board: rows must be an integer, got 5.0"),
+    (with_meta(rows=0), "bad board: rows must be >= 1, got 0"),
+    (with_meta(cols=True), "bad board: cols must be an integer, got True"),
+    (with_meta(mine_count=25), "bad board: mines must be in 0..16 .* got 25"),
+    (with_meta(first_click="bogus"), "bad board: first_click must be .* got 'bogus'"),
+    (with_meta(first_click=3), "bad board: first_click must be .* got 3"),
+    (with_meta(first_click="none"), "meta 'first_click' must be null, .* got 'none'"),
+    (with_meta(policy=7), "meta 'policy' must be a string, got 7"),
+    (with_meta(sample=7), r"meta 'sample' must be one of \('game', 'move'\), got 7"),
+    (with_meta(sample="all"), "meta 'sample' must be one of .* got 'all'"),
+    (with_meta(seed=-1), "meta 'seed' must be an integer >= 0 or a list of them, got -1"),
+    (with_meta(seed=[1, -2]), r"meta 'seed' must be .* got \[1, -2\]"),
+    (with_meta(seed=[]), r"meta 'seed' must be .* got \[\]"),
+    (with_meta(seed="0"), "meta 'seed' must be .* got '0'"),
+    (with_meta(chunk_size=0), "meta 'chunk_size' must be an integer >= 1, got 0"),
+    (with_meta(chunk_size=2.5), "meta 'chunk_size' must be an integer >= 1, got 2.5"),
+    ({"meta": "{"}, "meta is not valid JSON"),
+    ({"meta": "[1, 2]"}, r"has an unknown format: \[1, 2\]"),
+    ({"meta": np.array(5)}, r"meta must be a JSON text, got int64 of shape \(\)"),
+    ({"visible": bad_visible}, r"visible cell \(0, 0\) of game 0 holds 100, not a count"),
+    ({"visible": lambda a: a["visible"][:4]}, r"probabilities is float32 \(5, 5, 5\), expected"),
+    ({"visible": lambda a: a["visible"][0]}, r"visible is int8 \(5, 5\), expected int8"),
+    ({"mines": lambda a: a["mines"][:, :4]}, r"mines is bool \(5, 4, 5\), expected bool \(5,"),
+    ({"game": lambda a: a["game"][:3]}, r"game is int64 \(3,\), expected int64 \(5,\)"),
+    ({"exact": lambda a: a["exact"].astype(np.int8)}, "exact is int8 .* expected bool"),
+    ({"probabilities": hidden_probability}, r"probabilities\[0, .* is 1.5 where the cell shows -1"),
+    ({"probabilities": revealed_probability}, r"probabilities\[0, .* is 0.25 where the cell"),
+    ({"mines": extra_mine}, "position 2 has 25 mines, not 3"),
+    ({"game": lambda a: a["game"] - 3}, r"game\[0\] is -3, below 0"),
+    ({"move": lambda a: a["move"] * 0}, r"move\[0\] is 0, below 1"),
+    ({"move": None}, "is not a positions file: no 'move'"),
+]
+
+
+@pytest.mark.parametrize(("change", "match"), BAD_FILES, ids=[m for _, m in BAD_FILES])
+def test_load_refuses_bad_files(
+    tmp_path: Path, small_arrays: dict[str, Any], change: dict[str, Any], match: str
+) -> None:
+    arrays = {name: value for name, value in small_arrays.items() if name != "meta"}
+    meta = dict(small_arrays["meta"])
+    for name, value in change.items():
+        if name == "meta" and isinstance(value, dict):
+            meta = {k: v for k, v in (meta | value).items() if v is not None}
+        elif name == "meta":
+            meta = value
+        elif value is None:
+            del arrays[name]
+        else:
+            arrays[name] = value(small_arrays)
+    text = meta if not isinstance(meta, dict) else json.dumps(meta)
+    path = tmp_path / "bad.npz"
+    np.savez(path, meta=np.array(text), **arrays)
+    with pytest.raises(ns.InvalidGameFileError, match=rf"bad\.npz':? {match}"):
+        load_positions(path)
+
+
+def test_the_small_file_itself_loads(tmp_path: Path, small_arrays: dict[str, Any]) -> None:
+    # the file that test_load_refuses_bad_files damages is good as it is
+    arrays = {name: value for name, value in small_arrays.items() if name != "meta"}
+    np.savez(tmp_path / "good.npz", meta=np.array(json.dumps(small_arrays["meta"])), **arrays)
+    data = load_positions(tmp_path / "good.npz")
+    assert len(data) == 5 and data.sample == "game" and data.seed == 0
+    for name in ("rows", "cols", "mine_count", "first_click", "policy", "chunk_size"):
+        assert getattr(data, name) == small_arrays["meta"][name]
+
+
+UNPICKLED: list[str] = []
+
+
+class Payload:
+    """An object whose unpickling would leave a mark."""
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return UNPICKLED.append, ("unpickled",)
+
+
+def test_load_never_unpickles(tmp_path: Path, small_arrays: dict[str, Any]) -> None:
+    arrays = {name: value for name, value in small_arrays.items() if name != "meta"}
+    arrays["game"] = np.array([Payload()] * 5, dtype=object)
+    np.savez(tmp_path / "pickle.npz", meta=np.array(json.dumps(small_arrays["meta"])), **arrays)
+    with pytest.raises(ns.InvalidGameFileError, match=r"pickle\.npz' is damaged: Object arrays"):
+        load_positions(tmp_path / "pickle.npz")
+    assert UNPICKLED == []
+
+
+@pytest.mark.parametrize("compressed", [True, False])
+def test_damaged_files_are_refused_with_our_error(tmp_path: Path, compressed: bool) -> None:
+    # Truncated, or with one byte flipped here and there: every such file
+    # loads (a byte the format ignores) or raises InvalidGameFileError.
+    path = tmp_path / "good.npz"
+    positions(2, 4, 4, 2, seed=0, policy="random").to_npz(path, compressed=compressed)
+    raw = path.read_bytes()
+    damaged = [raw[:k] for k in range(0, len(raw), 11)]
+    for i in range(0, len(raw), 5):
+        flipped = bytearray(raw)
+        flipped[i] ^= 0xFF
+        damaged.append(bytes(flipped))
+    refused = 0
+    for content in damaged:
+        path.write_bytes(content)
+        try:
+            load_positions(path)
+        except ns.InvalidGameFileError as exc:
+            assert "good.npz'" in str(exc)
+            refused += 1
+    assert refused > len(damaged) // 2
 
 
 @pytest.mark.parametrize(
     ("kwargs", "error", "match"),
     [
-        ({"n": -1}, ValueError, "n must be >= 0"),
-        ({"n": 2.0}, TypeError, "n must be an integer"),
-        ({"chunk_size": 0}, ValueError, "chunk_size must be >= 1"),
-        ({"sample": "all"}, ValueError, "sample must be one of"),
-        ({"policy": "best"}, ValueError, "unknown policy 'best'"),
-        ({"policy": 3}, TypeError, "policy must be a name or a callable"),
-        ({"mines": 81}, ns.InvalidBoardError, "mines must be in"),
-        ({"first_click": "corner"}, ns.InvalidBoardError, "first_click must be"),
-        ({"seed": -1}, ns.InvalidBoardError, "seed must be"),
-        ({"seed": True}, TypeError, "seed must be"),
+        ({"n": -1}, ns.InvalidBoardError, "n must be >= 0, got -1"),
+        ({"n": 2.0}, ns.InvalidTypeError, "n must be an integer, got 2.0"),
+        ({"n": "5"}, ns.InvalidTypeError, "n must be an integer, got '5'"),
+        ({"chunk_size": 0}, ns.InvalidBoardError, "chunk_size must be >= 1, got 0"),
+        ({"chunk_size": None}, ns.InvalidTypeError, "chunk_size must be an integer, got None"),
+        ({"sample": "all"}, ns.InvalidBoardError, "sample must be one of .*, got 'all'"),
+        ({"sample": ["game"]}, ns.InvalidBoardError, r"sample must be .*, got \['game'\]"),
+        ({"policy": "best"}, ns.InvalidBoardError, "unknown policy 'best'"),
+        ({"policy": 3}, ns.InvalidTypeError, "policy must be a name or a callable, got 3"),
+        ({"mines": 81}, ns.InvalidBoardError, "mines must be in .*, got 81"),
+        ({"first_click": "corner"}, ns.InvalidBoardError, "first_click must be .*'corner'"),
+        ({"seed": -1}, ns.InvalidBoardError, "seed must be .*, got -1"),
+        ({"seed": True}, ns.InvalidTypeError, "seed must be .*, got True"),
     ],
 )
 def test_bad_arguments_are_refused(kwargs: dict[str, Any], error: type, match: str) -> None:
     arguments: dict[str, Any] = {"n": 5, "rows": 9, "cols": 9, "mines": 10} | kwargs
+    with pytest.raises(error, match=match):
+        iter_positions(**arguments)  # when called, not when first iterated
     with pytest.raises(error, match=match):
         positions(**arguments)
 
@@ -202,11 +372,11 @@ def test_a_policy_must_choose_hidden_cells() -> None:
     def top_left(visible: Any, mines_left: Any, rng: Any) -> NDArray[np.intp]:
         return np.zeros((len(visible), 2), dtype=np.intp)
 
-    with pytest.raises(ValueError, match=r"policy 'top_left' chose \(0, 0\)"):
+    with pytest.raises(ns.InvalidBoardError, match=r"policy 'top_left' chose \(0, 0\)"):
         positions(5, 9, 9, 10, seed=0, policy=top_left, first_click=None)
 
 
 def test_boards_without_positions_are_refused() -> None:
     # No mines: every game is won at its first reveal.
-    with pytest.raises(ValueError, match="ends at its first reveal"):
+    with pytest.raises(ns.InvalidBoardError, match="ends at its first reveal"):
         positions(1, 4, 4, 0, seed=0, chunk_size=1)

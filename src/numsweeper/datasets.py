@@ -80,7 +80,10 @@ from __future__ import annotations
 
 import copy
 import json
+import lzma
 import os
+import zipfile
+import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Final
@@ -89,7 +92,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from . import HIDDEN, BatchGame, RandomPolicy
-from ._validate import root_seed_sequence
+from ._validate import (
+    check_board,
+    check_int,
+    check_visible,
+    root_seed_sequence,
+    short_repr,
+)
+from .errors import InvalidBoardError, InvalidGameFileError, InvalidTypeError
 from .solver import SolverPolicy, analyze
 
 __all__ = ["SAMPLES", "Positions", "iter_positions", "load_positions", "positions"]
@@ -107,6 +117,36 @@ _EMPTY_CHUNKS = 100
 _POLICIES: Final = ("solver", "random")
 
 _ARRAYS: Final = ("visible", "probabilities", "mines", "game", "move", "exact")
+
+# The settings that Positions.to_npz writes in the file's meta, besides its format.
+_SETTINGS: Final = (
+    "rows",
+    "cols",
+    "mine_count",
+    "first_click",
+    "policy",
+    "sample",
+    "seed",
+    "chunk_size",
+)
+
+# The first bytes of a zip archive (numpy's .npz): a local file header, or
+# the end record of an archive with no member.
+_ZIP_MAGIC: Final = (b"PK\x03\x04", b"PK\x05\x06")
+
+# What zipfile and numpy raise on a damaged .npz: bad compressed data, bad
+# .npy headers, truncated members, unsupported zip versions, compression
+# methods or flag bits (NotImplementedError), encrypted members (RuntimeError).
+_DAMAGED: Final = (
+    ValueError,
+    OSError,
+    EOFError,
+    NotImplementedError,
+    RuntimeError,
+    zipfile.BadZipFile,
+    zlib.error,
+    lzma.LZMAError,
+)
 
 
 @dataclass(frozen=True, eq=False)
@@ -205,17 +245,7 @@ class Positions:
         >>> bool((back.mines == data.mines).all()), back.seed, back.policy
         (True, 2, 'solver')
         """
-        meta = {
-            "format": FORMAT,
-            "rows": self.rows,
-            "cols": self.cols,
-            "mine_count": self.mine_count,
-            "first_click": self.first_click,
-            "policy": self.policy,
-            "sample": self.sample,
-            "seed": self.seed,
-            "chunk_size": self.chunk_size,
-        }
+        meta = {"format": FORMAT} | {key: getattr(self, key) for key in _SETTINGS}
         arrays = {name: getattr(self, name) for name in _ARRAYS}
         save = np.savez_compressed if compressed else np.savez
         save(path, meta=np.array(json.dumps(meta)), **arrays)
@@ -223,6 +253,11 @@ class Positions:
 
 def load_positions(path: str | os.PathLike[str]) -> Positions:
     """Read positions written by :meth:`Positions.to_npz` (never unpickles).
+
+    Every array and setting is checked: the arrays' types and shapes against
+    each other and the board, the visible codes, the probabilities (NaN on
+    the revealed cells, in ``0..1`` on the others), the mine count of every
+    layout, and the type and range of every setting.
 
     Parameters
     ----------
@@ -234,21 +269,104 @@ def load_positions(path: str | os.PathLike[str]) -> Positions:
 
     Raises
     ------
-    ValueError
-        If the file is not a positions file of a known format, or its arrays
-        disagree in shape or type.
+    InvalidGameFileError
+        For every kind of bad file, naming the file and what is wrong: not an
+        ``.npz`` archive, damaged data, an unknown format, a missing or bad
+        setting, arrays of the wrong type or shape, values out of range.
+    OSError
+        If the file cannot be read (missing, a directory, no permission).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> from numsweeper.datasets import load_positions, positions
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "positions.npz"
+    >>> positions(3, 9, 9, 10, seed=0).to_npz(path)
+    >>> load_positions(path)
+    <Positions: 3 of 9x9/10, policy='solver', sample='game', seed=0>
+    >>> _ = path.write_text("not an archive")
+    >>> load_positions(path)
+    Traceback (most recent call last):
+        ...
+    numsweeper.errors.InvalidGameFileError: '...positions.npz' is not an .npz archive
     """
-    with np.load(path, allow_pickle=False) as data:
-        names = set(data.files)
-        missing = sorted({"meta", *_ARRAYS} - names)
-        if missing:
-            raise ValueError(f"{os.fspath(path)!r} is not a positions file: no {missing[0]!r}")
-        meta = json.loads(str(data["meta"]))
-        arrays = {name: data[name] for name in _ARRAYS}
-    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-        raise ValueError(f"{os.fspath(path)!r} has an unknown format: {meta!r}")
-    n = len(arrays["visible"])
-    board = (n, meta["rows"], meta["cols"])
+    where = repr(os.fspath(path))
+    with open(path, "rb") as file:
+        if file.read(4) not in _ZIP_MAGIC:
+            raise InvalidGameFileError(f"{where} is not an .npz archive")
+        file.seek(0)
+        try:
+            with np.load(file, allow_pickle=False) as data:
+                found = set(data.files)
+                arrays: dict[str, Any] = {
+                    name: data[name] for name in ("meta", *_ARRAYS) if name in found
+                }
+        except _DAMAGED as exc:
+            raise InvalidGameFileError(f"{where} is damaged: {exc}"[:300]) from None
+    missing = [name for name in ("meta", *_ARRAYS) if name not in arrays]
+    if missing:
+        raise InvalidGameFileError(f"{where} is not a positions file: no {missing[0]!r}")
+    settings = _settings(arrays.pop("meta"), where)
+    _check_arrays(arrays, settings, where)
+    return Positions(**arrays, **settings)
+
+
+def _settings(meta: NDArray[Any], where: str) -> dict[str, Any]:
+    """The checked settings of a positions file, from its JSON ``meta``."""
+    if meta.dtype.kind != "U" or meta.ndim != 0:
+        raise InvalidGameFileError(
+            f"{where}: meta must be a JSON text, got {meta.dtype} of shape {meta.shape}"
+        )
+    try:
+        parsed = json.loads(str(meta))
+    except (ValueError, RecursionError) as exc:
+        raise InvalidGameFileError(f"{where}: meta is not valid JSON: {exc}"[:300]) from None
+    found = parsed.get("format") if isinstance(parsed, dict) else None
+    if type(found) is not int or found != FORMAT:
+        raise InvalidGameFileError(f"{where} has an unknown format: {short_repr(parsed)}")
+    missing = [key for key in _SETTINGS if key not in parsed]
+    if missing:
+        raise InvalidGameFileError(f"{where}: meta has no {missing[0]!r}")
+    settings = {key: parsed[key] for key in _SETTINGS}
+
+    def refuse(key: str, kind: str) -> InvalidGameFileError:
+        return InvalidGameFileError(
+            f"{where}: meta {key!r} must be {kind}, got {short_repr(settings[key])}"
+        )
+
+    try:
+        board = check_board(
+            settings["rows"], settings["cols"], settings["mine_count"], settings["first_click"]
+        )
+    except (InvalidBoardError, InvalidTypeError) as exc:
+        raise InvalidGameFileError(f"{where}: bad board: {exc}"[:300]) from None
+    if board[3] != settings["first_click"]:  # 'none' is the command line's spelling only
+        raise refuse("first_click", "null, 'safe' or 'opening'")
+    if not isinstance(settings["policy"], str):
+        raise refuse("policy", "a string")
+    if settings["sample"] not in SAMPLES:
+        raise refuse("sample", f"one of {SAMPLES}")
+    seed = settings["seed"]
+    parts = seed if isinstance(seed, list) and seed else [seed]
+    if not all(_natural(part, 0) for part in parts):
+        raise refuse("seed", "an integer >= 0 or a list of them")
+    if not _natural(settings["chunk_size"], 1):
+        raise refuse("chunk_size", "an integer >= 1")
+    if isinstance(seed, list):
+        settings["seed"] = tuple(seed)
+    return settings
+
+
+def _natural(value: Any, low: int) -> bool:
+    """Whether a JSON value is an integer (not a bool) of at least ``low``."""
+    return type(value) is int and value >= low
+
+
+def _check_arrays(arrays: dict[str, Any], settings: dict[str, Any], where: str) -> None:
+    """Check the arrays of a positions file against each other and its settings."""
+    visible = arrays["visible"]
+    n = visible.shape[0] if visible.ndim else 0
+    board = (n, settings["rows"], settings["cols"])
     expected = {
         "visible": (np.int8, board),
         "probabilities": (np.float32, board),
@@ -260,22 +378,34 @@ def load_positions(path: str | os.PathLike[str]) -> Positions:
     for name, (dtype, shape) in expected.items():
         array = arrays[name]
         if array.dtype != dtype or array.shape != shape:
-            raise ValueError(
-                f"{os.fspath(path)!r}: {name} is {array.dtype} {array.shape}, "
+            raise InvalidGameFileError(
+                f"{where}: {name} is {array.dtype} {array.shape}, "
                 f"expected {np.dtype(dtype)} {shape}"
             )
-    seed = meta["seed"]
-    return Positions(
-        **arrays,
-        rows=meta["rows"],
-        cols=meta["cols"],
-        mine_count=meta["mine_count"],
-        first_click=meta["first_click"],
-        policy=meta["policy"],
-        sample=meta["sample"],
-        seed=tuple(seed) if isinstance(seed, list) else seed,
-        chunk_size=meta["chunk_size"],
-    )
+    try:
+        check_visible(visible, (3,), "(n, rows, cols)")
+    except InvalidBoardError as exc:
+        raise InvalidGameFileError(f"{where}: {exc}") from None
+    p = arrays["probabilities"]
+    wrong = (np.isnan(p) != (visible >= 0)) | (p < 0) | (p > 1)
+    if wrong.any():
+        i, r, c = (int(k) for k in np.argwhere(wrong)[0])
+        raise InvalidGameFileError(
+            f"{where}: probabilities[{i}, {r}, {c}] is {p[i, r, c]} where the cell shows "
+            f"{int(visible[i, r, c])}; expected NaN on revealed cells, 0..1 on the others"
+        )
+    counts = arrays["mines"].sum(axis=(1, 2))
+    if (counts != settings["mine_count"]).any():
+        i = int(np.argmax(counts != settings["mine_count"]))
+        raise InvalidGameFileError(
+            f"{where}: position {i} has {int(counts[i])} mines, not {settings['mine_count']}"
+        )
+    for name, low in (("game", 0), ("move", 1)):
+        if n and arrays[name].min() < low:
+            i = int(np.argmax(arrays[name] < low))
+            raise InvalidGameFileError(
+                f"{where}: {name}[{i}] is {int(arrays[name][i])}, below {low}"
+            )
 
 
 Policy = Callable[[NDArray[np.int8], NDArray[np.int64], np.random.Generator], Any]
@@ -326,13 +456,13 @@ def positions(
     Raises
     ------
     InvalidBoardError
-        For a bad board, too many mines for the rule, or a negative seed.
-    ValueError
-        For an unknown rule, policy or sample, a count out of range, a board
-        whose games all end at their first reveal, or a policy that chooses a
-        cell that is not hidden.
-    TypeError
-        For a count that is not an integer, or a seed numpy cannot use.
+        For a bad board, too many mines for the rule, a negative seed, an
+        unknown rule, policy or sample, a count out of range, a board whose
+        games all end at their first reveal, or a policy that chooses a cell
+        that is not hidden.
+    InvalidTypeError
+        For a count that is not an integer, a policy that is neither a name
+        nor a callable, or a seed numpy cannot use.
 
     Examples
     --------
@@ -426,16 +556,18 @@ def iter_positions(
     chunk_size = _count(chunk_size, "chunk_size", 1)
     BatchGame.new(0, rows, cols, mines, first_click=first_click)  # the engine's checks
     rows, cols, mines = int(rows), int(cols), int(mines)
-    if sample not in SAMPLES:
-        raise ValueError(f"sample must be one of {SAMPLES}, got {sample!r}")
+    if not isinstance(sample, str) or sample not in SAMPLES:
+        raise InvalidBoardError(f"sample must be one of {SAMPLES}, got {short_repr(sample)}")
     if isinstance(policy, str):
         if policy not in _POLICIES:
-            raise ValueError(f"unknown policy {policy!r}; choose one of {', '.join(_POLICIES)}")
+            raise InvalidBoardError(
+                f"unknown policy {short_repr(policy)}; choose one of {', '.join(_POLICIES)}"
+            )
         name = policy
     elif callable(policy):
         name = str(getattr(policy, "__name__", type(policy).__name__))
     else:
-        raise TypeError(f"policy must be a name or a callable, got {policy!r}")
+        raise InvalidTypeError(f"policy must be a name or a callable, got {short_repr(policy)}")
     root = root_seed_sequence(seed)
     entropy = root.entropy
     assert entropy is not None  # SeedSequence draws fresh entropy for None
@@ -471,7 +603,7 @@ def _chunks(
         found = _labelled(*played, first_game=first_game, settings=settings, limit=left)
         empty = 0 if len(found) else empty + 1
         if empty == _EMPTY_CHUNKS:
-            raise ValueError(
+            raise InvalidBoardError(
                 f"no position in {_EMPTY_CHUNKS * settings['chunk_size']} games: every game "
                 f"of {rows}x{cols} with {mines} mines ends at its first reveal"
             )
@@ -594,7 +726,7 @@ def _check_cells(cells: NDArray[Any], visible: NDArray[np.int8], name: str) -> N
     """A policy must name a hidden, unflagged cell of every game."""
     k, rows, cols = visible.shape
     if cells.shape != (k, 2) or cells.dtype == bool or not np.issubdtype(cells.dtype, np.integer):
-        raise ValueError(
+        raise InvalidBoardError(
             f"policy {name!r} must return an int array of shape ({k}, 2), "
             f"got {cells.dtype} {cells.shape}"
         )
@@ -604,15 +736,14 @@ def _check_cells(cells: NDArray[Any], visible: NDArray[np.int8], name: str) -> N
     bad[~off] = visible[np.flatnonzero(~off), r[~off], c[~off]] != HIDDEN
     if bad.any():
         i = int(np.argmax(bad))
-        raise ValueError(
+        raise InvalidBoardError(
             f"policy {name!r} chose ({int(r[i])}, {int(c[i])}), "
             "which is not a hidden cell of its game"
         )
 
 
 def _count(value: Any, name: str, low: int) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an integer, got {value!r}")
-    if value < low:
-        raise ValueError(f"{name} must be >= {low}, got {value!r}")
-    return int(value)
+    number = check_int(value, name)
+    if number < low:
+        raise InvalidBoardError(f"{name} must be >= {low}, got {short_repr(number)}")
+    return number
