@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import lzma
 import os
+import struct
+import tokenize
+import zipfile
+import zlib
 from collections.abc import Callable
 from typing import Any, TypeAlias, TypeVar
 
@@ -14,6 +19,28 @@ from ._constants import FLAG, PRESETS
 from .errors import InvalidBoardError, InvalidTypeError, OutOfBoundsError
 
 FIRST_CLICK_RULES = (None, "safe", "opening")
+
+#: What a damaged .npz (a saved game, a positions file) can make zipfile and
+#: numpy raise: unsupported zip versions, compression methods or flag bits
+#: (NotImplementedError), an encrypted member (RuntimeError), bad compressed
+#: data, bad .npy headers.
+NPZ_ERRORS = (
+    ValueError,
+    OSError,
+    EOFError,
+    zipfile.BadZipFile,
+    zlib.error,
+    lzma.LZMAError,
+    struct.error,
+    NotImplementedError,
+    RuntimeError,
+    TypeError,
+    SyntaxError,
+    KeyError,
+    tokenize.TokenError,  # numpy reads .npy headers with ast.literal_eval
+    RecursionError,
+    MemoryError,
+)
 
 T = TypeVar("T")
 
@@ -90,7 +117,8 @@ def short_repr(value: Any, limit: int = 80) -> str:
     converting integers to text) is described by its bit length.
     """
     if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 256:
-        return f"an integer of {value.bit_length():,} bits"
+        sign = "a negative" if value < 0 else "an"
+        return f"{sign} integer of {value.bit_length():,} bits"
     try:
         text = repr(value)
     except Exception:  # (any object's repr may fail; the message must not)

@@ -80,10 +80,7 @@ from __future__ import annotations
 
 import copy
 import json
-import lzma
 import os
-import zipfile
-import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Final
@@ -93,6 +90,7 @@ from numpy.typing import NDArray
 
 from . import HIDDEN, BatchGame, RandomPolicy
 from ._validate import (
+    NPZ_ERRORS,
     check_board,
     check_int,
     check_visible,
@@ -133,20 +131,6 @@ _SETTINGS: Final = (
 # The first bytes of a zip archive (numpy's .npz): a local file header, or
 # the end record of an archive with no member.
 _ZIP_MAGIC: Final = (b"PK\x03\x04", b"PK\x05\x06")
-
-# What zipfile and numpy raise on a damaged .npz: bad compressed data, bad
-# .npy headers, truncated members, unsupported zip versions, compression
-# methods or flag bits (NotImplementedError), encrypted members (RuntimeError).
-_DAMAGED: Final = (
-    ValueError,
-    OSError,
-    EOFError,
-    NotImplementedError,
-    RuntimeError,
-    zipfile.BadZipFile,
-    zlib.error,
-    lzma.LZMAError,
-)
 
 
 @dataclass(frozen=True, eq=False)
@@ -301,7 +285,7 @@ def load_positions(path: str | os.PathLike[str]) -> Positions:
                 arrays: dict[str, Any] = {
                     name: data[name] for name in ("meta", *_ARRAYS) if name in found
                 }
-        except _DAMAGED as exc:
+        except NPZ_ERRORS as exc:
             raise InvalidGameFileError(f"{where} is damaged: {exc}"[:300]) from None
     missing = [name for name in ("meta", *_ARRAYS) if name not in arrays]
     if missing:

@@ -58,8 +58,9 @@ class InvalidBoardError(MinesweeperError, ValueError):
 class InvalidGameFileError(InvalidBoardError):
     """A saved game that cannot be loaded: damaged, of an unknown version, or inconsistent.
 
-    Raised by :func:`~numsweeper.load_game` and :meth:`Game.from_dict
-    <numsweeper.Game.from_dict>` for every way a file or record can be bad
+    Raised by :func:`~numsweeper.load_game`, :meth:`Game.from_dict
+    <numsweeper.Game.from_dict>` and :func:`~numsweeper.datasets.load_positions`
+    for every way a file or record can be bad
     (truncated data, wrong types, impossible sizes, moves that the rules
     refuse or that do not reproduce the recorded state); the message names
     what is wrong.  A file is data: nothing in it is ever run.

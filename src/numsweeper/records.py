@@ -38,15 +38,11 @@ from __future__ import annotations
 
 import io
 import json
-import lzma
 import math
 import os
 import stat
-import struct
-import tokenize
 import uuid
 import zipfile
-import zlib
 from pathlib import Path
 from typing import Any
 
@@ -55,7 +51,7 @@ from numpy.typing import NDArray
 
 from . import _validate
 from ._rules import GameArrays
-from ._validate import SEED_BITS, check_board, short_repr
+from ._validate import NPZ_ERRORS, SEED_BITS, check_board, short_repr
 from .errors import InvalidBoardError, InvalidGameFileError, InvalidTypeError, MinesweeperError
 from .game import MOVE_KINDS, Game, GameState, Move, elapsed_time
 from .placement import FixedPlacement, MinePlacementStrategy, RandomPlacement
@@ -83,26 +79,6 @@ _NPZ_MEMBERS = {
 # What one move costs a loaded Game in memory: its Move object and its places
 # in the game's lists (about 170 bytes measured; rounded up).
 _MOVE_BYTES = 256
-# What a damaged .npz can make zipfile and numpy raise: unsupported zip
-# versions, compression methods or flag bits (NotImplementedError), an
-# encrypted member (RuntimeError), bad compressed data, bad .npy headers.
-_NPZ_ERRORS = (
-    ValueError,
-    OSError,
-    EOFError,
-    zipfile.BadZipFile,
-    zlib.error,
-    lzma.LZMAError,
-    struct.error,
-    NotImplementedError,
-    RuntimeError,
-    TypeError,
-    SyntaxError,
-    KeyError,
-    tokenize.TokenError,  # numpy reads .npy headers with ast.literal_eval
-    RecursionError,
-    MemoryError,
-)
 # The compression methods np.savez and np.savez_compressed write.
 _ZIP_METHODS = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED)
 
@@ -416,7 +392,7 @@ def game_from_dict(data: Any) -> Game:
 def _from_npz(raw: bytes, name: str) -> Game:
     try:
         archive = zipfile.ZipFile(io.BytesIO(raw))
-    except _NPZ_ERRORS as exc:
+    except NPZ_ERRORS as exc:
         raise InvalidGameFileError(f"{name} is not an .npz archive: {exc}"[:300]) from None
     with archive:
         members = {}
@@ -502,7 +478,7 @@ def _member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, dtype: Any, most: i
             data = stream.read(shape[0] * found.itemsize + 1)
     except InvalidGameFileError:
         raise
-    except _NPZ_ERRORS as exc:
+    except NPZ_ERRORS as exc:
         raise InvalidGameFileError(f"{key} is damaged: {exc}"[:300]) from None
     if len(data) != shape[0] * found.itemsize:
         raise InvalidGameFileError(
