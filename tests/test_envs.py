@@ -709,6 +709,15 @@ def test_a_refused_vector_step_changes_nothing(actions: Any, error: type, match:
         np.testing.assert_equal(a, b)
 
 
+def test_a_ragged_vector_step_is_ours_and_changes_nothing() -> None:
+    envs, twin = vector_twins()
+    with pytest.raises(
+        ns.InvalidBoardError, match=r"actions must have shape \(3,\), got \[0, \[1, 2\], 3\]"
+    ):
+        envs.step([0, [1, 2], 3])
+    same_games(envs, twin)
+
+
 def test_vector_env_renders_every_game() -> None:
     envs = MinesweeperVectorEnv(2, render_mode="ansi")
     envs.reset(seed=0)

@@ -312,7 +312,12 @@ class MinesweeperVectorEnv(VectorEnv[NDArray[np.int8], NDArray[np.int64], NDArra
         games = self._games_now()
         s = self.settings
         n = self.num_envs
-        a = np.asarray(actions)
+        try:
+            a = np.asarray(actions)
+        except ValueError:  # (numpy: a ragged list)
+            raise InvalidBoardError(
+                f"actions must have shape ({n},), got {short_repr(actions)}"
+            ) from None
         if a.shape != (n,):
             raise InvalidBoardError(f"actions must have shape ({n},), got {a.shape}")
         if a.dtype == bool or not np.issubdtype(a.dtype, np.integer):
