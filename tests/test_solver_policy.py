@@ -153,7 +153,9 @@ def test_a_bad_start_is_refused_and_names_the_value() -> None:
     assert len(str(info.value)) < 200
     with pytest.raises(ns.OutOfBoundsError) as info:
         SolverPolicy("safe", start=(0, -(10**5000)))
-    assert str(info.value) == "start (0, an integer of 16,610 bits) is off every board (negative)"
+    assert str(info.value) == (
+        "start (0, a negative integer of 16,610 bits) is off every board (negative)"
+    )
     for bad, which in (((1, (2, 3)), "col"), (np.eye(2, dtype=int), "row")):
         with pytest.raises(TypeError, match=f"start {which} must be an integer"):
             SolverPolicy("safe", start=bad)  # type: ignore[arg-type]
