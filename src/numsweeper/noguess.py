@@ -1334,7 +1334,18 @@ class NoGuessPlacement(MinePlacementStrategy):
         )
 
     def with_seed(self, seed: Any) -> NoGuessPlacement:
-        """This strategy drawing from ``seed``; see :meth:`MinePlacementStrategy.with_seed`."""
+        """This strategy drawing from ``seed``; see :meth:`MinePlacementStrategy.with_seed`.
+
+        The method, attempts and mine-count rule are kept.
+
+        Examples
+        --------
+        >>> import numsweeper as ns
+        >>> strategy = ns.NoGuessPlacement(seed=0, method="fast", max_attempts=50)
+        >>> twin = strategy.with_seed(3)
+        >>> twin.method, twin.max_attempts, twin.rng is strategy.rng
+        ('fast', 50, False)
+        """
         twin = copy.copy(self)
         twin._rng = make_rng(seed)
         return twin
@@ -1357,6 +1368,16 @@ class NoGuessPlacement(MinePlacementStrategy):
             or for too many mines.
         GenerationError
             When ``max_attempts`` candidates give no no-guess layout.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import numsweeper as ns
+        >>> safe = np.zeros((9, 9), dtype=bool)
+        >>> safe[4, 4] = True  # what the 'safe' rule keeps free: the click
+        >>> layout = ns.NoGuessPlacement(seed=1).place(9, 9, 10, safe=safe, click=(4, 4))
+        >>> int(layout.sum()), bool(layout[4, 4]), ns.is_no_guess(layout, (4, 4))
+        (10, False, True)
         """
         zone = None if safe is None else np.asarray(safe)[None]
         clicks = None

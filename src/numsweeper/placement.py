@@ -123,6 +123,18 @@ class MinePlacementStrategy(ABC):
         InvalidBoardError
             If the rule cannot honour the request (too many mines for the
             allowed cells, or a fixed layout that covers a safe cell).
+
+        Examples
+        --------
+        What every strategy promises, here :class:`RandomPlacement`: five
+        mines on the five cells that ``safe`` allows.
+
+        >>> import numpy as np
+        >>> import numsweeper as ns
+        >>> safe = np.array([[True, False, False], [False, False, False]])
+        >>> ns.RandomPlacement(seed=0).place(2, 3, 5, safe=safe).astype(int)
+        array([[0, 1, 1],
+               [1, 1, 1]])
         """
 
     def place_batch(
@@ -360,7 +372,18 @@ class RandomPlacement(MinePlacementStrategy):
         return f"RandomPlacement(rng={self._rng!r})"
 
     def with_seed(self, seed: Any) -> RandomPlacement:
-        """This strategy drawing from ``seed``; see :meth:`MinePlacementStrategy.with_seed`."""
+        """This strategy drawing from ``seed``; see :meth:`MinePlacementStrategy.with_seed`.
+
+        Examples
+        --------
+        >>> import numsweeper as ns
+        >>> strategy = ns.RandomPlacement(seed=2)
+        >>> twin = strategy.with_seed(5)
+        >>> twin is strategy
+        False
+        >>> bool((twin.place(9, 9, 10) == ns.RandomPlacement(seed=5).place(9, 9, 10)).all())
+        True
+        """
         twin = copy.copy(self)
         twin._rng = make_rng(seed)
         return twin
@@ -368,7 +391,16 @@ class RandomPlacement(MinePlacementStrategy):
     def place(
         self, rows: int, cols: int, mines: int, *, safe: NDArray[np.bool_] | None = None
     ) -> NDArray[np.bool_]:
-        """Draw a uniformly random layout; see :class:`MinePlacementStrategy`."""
+        """Draw a uniformly random layout; see :meth:`MinePlacementStrategy.place`.
+
+        Examples
+        --------
+        >>> import numsweeper as ns
+        >>> a = ns.RandomPlacement(seed=2).place(3, 4, 5)
+        >>> b = ns.RandomPlacement(seed=2).place(3, 4, 5)  # the same seed: the same mines
+        >>> a.shape, int(a.sum()), bool((a == b).all())
+        ((3, 4), 5, True)
+        """
         zone = None if safe is None else np.asarray(safe)[None]
         layout: NDArray[np.bool_] = self.place_batch(1, rows, cols, mines, safe=zone)[0]
         return layout
@@ -479,7 +511,20 @@ class FixedPlacement(MinePlacementStrategy):
     def place(
         self, rows: int, cols: int, mines: int, *, safe: NDArray[np.bool_] | None = None
     ) -> NDArray[np.bool_]:
-        """Return the fixed layout after checking it; see :class:`MinePlacementStrategy`."""
+        """Return the fixed layout after checking it; see :meth:`MinePlacementStrategy.place`.
+
+        Examples
+        --------
+        >>> import numsweeper as ns
+        >>> ns.FixedPlacement([(0, 1), (2, 0)]).place(3, 3, 2).astype(int)
+        array([[0, 1, 0],
+               [0, 0, 0],
+               [1, 0, 0]])
+        >>> ns.FixedPlacement([(0, 1)]).place(3, 3, 2)
+        Traceback (most recent call last):
+            ...
+        numsweeper.errors.InvalidBoardError: fixed layout has 1 mine, but mines=2
+        """
         if self._mask is not None:
             if self._mask.shape != (rows, cols):
                 raise InvalidBoardError(
@@ -518,7 +563,15 @@ class FixedPlacement(MinePlacementStrategy):
         *,
         safe: NDArray[np.bool_] | None = None,
     ) -> NDArray[np.bool_]:
-        """``n`` copies of the fixed layout; see :meth:`MinePlacementStrategy.place_batch`."""
+        """``n`` copies of the fixed layout; see :meth:`MinePlacementStrategy.place_batch`.
+
+        Examples
+        --------
+        >>> import numsweeper as ns
+        >>> batch = ns.FixedPlacement([(0, 1)]).place_batch(3, 2, 2, 1)
+        >>> batch.shape, batch[:, 0, 1].tolist()
+        ((3, 2, 2), [True, True, True])
+        """
         layout = self.place(rows, cols, mines)
         out = np.repeat(layout[None], n, axis=0)
         if safe is not None and (out & safe).any():
@@ -530,7 +583,22 @@ class FixedPlacement(MinePlacementStrategy):
 
 
 def reseeded(strategy: Any, seed: Any) -> Any:
-    """``strategy.with_seed(seed)``; for a strategy without the method, what the default does."""
+    """``strategy.with_seed(seed)``; for a strategy without the method, what the default does.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numsweeper.placement import reseeded
+    >>> class Shuffle:  # a strategy without with_seed, its randomness in self.rng
+    ...     def __init__(self):
+    ...         self.rng = np.random.default_rng(0)
+    ...     def place(self, rows, cols, mines, *, safe=None):
+    ...         return (self.rng.permutation(rows * cols) < mines).reshape(rows, cols)
+    >>> original = Shuffle()
+    >>> a, b = reseeded(original, 1), reseeded(original, 1)
+    >>> a is original, bool((a.place(4, 4, 3) == b.place(4, 4, 3)).all())
+    (False, True)
+    """
     with_seed = getattr(strategy, "with_seed", None)
     if callable(with_seed):
         return with_seed(seed)
@@ -575,7 +643,25 @@ def _reseeded_copy(strategy: Any, seed: Any) -> Any:
 
 
 def check_strategy(strategy: Any) -> None:
-    """Raise InvalidTypeError unless ``strategy`` is a placement strategy instance."""
+    """Raise InvalidTypeError unless ``strategy`` is a placement strategy instance.
+
+    Any object with a callable ``place`` passes; a class does not.
+
+    Raises
+    ------
+    InvalidTypeError
+        If ``strategy`` is a class or has no ``place`` method.
+
+    Examples
+    --------
+    >>> import numsweeper as ns
+    >>> from numsweeper.placement import check_strategy
+    >>> check_strategy(ns.RandomPlacement(seed=0))  # an instance: nothing happens
+    >>> check_strategy(ns.RandomPlacement)
+    Traceback (most recent call last):
+        ...
+    numsweeper.errors.InvalidTypeError: strategy must be a MinePlacementStrategy instance ...
+    """
     if isinstance(strategy, type) or not callable(getattr(strategy, "place", None)):
         raise InvalidTypeError(
             "strategy must be a MinePlacementStrategy instance (with a place method), "

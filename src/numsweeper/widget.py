@@ -146,6 +146,19 @@ class BoardWidget(anywidget.AnyWidget):
     events : list
         ``[row, col, kind]`` of the exploded mines (``'exploded'``) and the
         last click (``'last'``), for markers of a fixed screen size.
+
+    Examples
+    --------
+    The traits can be read without a front end:
+
+    >>> import numpy as np
+    >>> import numsweeper as ns
+    >>> from numsweeper.widget import BoardWidget
+    >>> board = BoardWidget(ns.Game.new(3, 3, 1, strategy=ns.FixedPlacement([(0, 0)])))
+    >>> board.rows, board.cols, board.state, board.mines_left, board.large
+    (3, 3, 'IN_PROGRESS', 1, False)
+    >>> bool((np.frombuffer(board.cells, np.int8) == ns.HIDDEN).all())
+    True
     """
 
     _esm = _STATIC / "widget.js"
@@ -210,6 +223,18 @@ class BoardWidget(anywidget.AnyWidget):
         ended, undo with nothing to undo, a malformed message) changes
         nothing and is explained in :attr:`message`; it never raises, since
         there is no one to catch it in a browser.
+
+        Examples
+        --------
+        >>> import numsweeper as ns
+        >>> from numsweeper.widget import widget
+        >>> board = widget(ns.Game.new(3, 3, 1, strategy=ns.FixedPlacement([(0, 0)])))
+        >>> board.handle({"type": "flag", "row": 5, "col": 0})
+        >>> board.message, board.moves
+        ('row 5 is off the board (rows 0..2)', 0)
+        >>> board.handle({"type": "click", "row": 2, "col": 2})
+        >>> board.state, board.moves, board.message
+        ('WON', 1, '')
         """
         kind = message.get("type")
         try:
@@ -271,6 +296,22 @@ class BoardWidget(anywidget.AnyWidget):
         Its mines are placed uniformly at random by a generator spawned from
         the widget's ``seed``, so a seeded widget deals the same sequence of
         games.
+
+        Examples
+        --------
+        >>> import numsweeper as ns
+        >>> from numsweeper.widget import widget
+        >>> board = widget(ns.Game.new(9, 9, 10, seed=1), seed=7)
+        >>> twin = widget(ns.Game.new(9, 9, 10, seed=1), seed=7)
+        >>> first = board.game
+        >>> board.new_game()
+        >>> twin.new_game()
+        >>> board.game is first, board.game.mine_count, board.moves
+        (False, 10, 0)
+        >>> for b in (board, twin):
+        ...     b.handle({"type": "click", "row": 4, "col": 4})
+        >>> board.cells == twin.cells  # the same game
+        True
         """
         old = self.game
         (child,) = self._rng.spawn(1)
@@ -298,6 +339,20 @@ class BoardWidget(anywidget.AnyWidget):
 
         Call it after playing the game from Python while the widget is
         shown; actions made through the widget refresh it themselves.
+
+        Examples
+        --------
+        >>> import numsweeper as ns
+        >>> from numsweeper.widget import widget
+        >>> game = ns.Game.new(3, 3, 1, strategy=ns.FixedPlacement([(0, 0)]))
+        >>> board = widget(game)
+        >>> game.toggle_flag(0, 0)  # played from Python: the widget still shows 1 mine left
+        True
+        >>> board.mines_left
+        1
+        >>> board.refresh()
+        >>> board.mines_left, board.can_undo
+        (0, True)
         """
         game = self.game
         snap = self._snapshot = game.snapshot()

@@ -96,12 +96,30 @@ class Settings:
             )
 
     def to_json(self) -> str:
-        """These settings as JSON (for worker processes)."""
+        """These settings as JSON (for worker processes).
+
+        Examples
+        --------
+        >>> from numsweeper.server.settings import Settings
+        >>> Settings(database="sqlite:///games.db", max_players=4).to_json()
+        '{"database": "sqlite:///games.db", "max_cells": 1000000, "max_body": 16384, ...}'
+        """
         return json.dumps(dataclasses.asdict(self))
 
     @classmethod
     def from_json(cls, text: str) -> Settings:
-        """The settings :meth:`to_json` wrote."""
+        """The settings :meth:`to_json` wrote, checked as the constructor checks them.
+
+        Examples
+        --------
+        >>> from numsweeper.server.settings import Settings
+        >>> Settings.from_json('{"database": "sqlite:///games.db", "max_players": 4}').max_players
+        4
+        >>> Settings.from_json('{"database": "sqlite:///games.db", "max_players": 0}')
+        Traceback (most recent call last):
+            ...
+        numsweeper.errors.InvalidBoardError: max_players must be an integer >= 1, got 0
+        """
         return cls(**json.loads(text))
 
 

@@ -224,7 +224,18 @@ class Analysis:
         return float(self._front_p[i]) if i >= 0 else self._off_p
 
     def certainly_safe(self, row: int, col: int) -> bool:
-        """Whether the cell is certainly safe (hidden, with probability 0)."""
+        """Whether the cell is certainly safe (hidden, with probability 0).
+
+        Revealed cells, and flags when they are trusted, are not.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import numsweeper as ns
+        >>> a = ns.solver.analyze(np.array([[1, ns.HIDDEN, ns.HIDDEN]], dtype=np.int8), 1)
+        >>> a.certainly_safe(0, 2), a.certainly_safe(0, 1), a.certainly_safe(0, 0)
+        (True, False, False)
+        """
         if self._cells[row, col] >= 0 or (self._trust and self._cells[row, col] == FLAG):
             return False
         i = self._frontier_index(row, col)
@@ -255,6 +266,17 @@ class Analysis:
         Flat indices (``row * cols + col``) increase.  Together with
         :attr:`off_probability` this is every hidden cell's probability, in
         memory that follows the frontier.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import numsweeper as ns
+        >>> H = ns.HIDDEN
+        >>> visible = np.array([[1, H, H], [H, H, H]], dtype=np.int8)
+        >>> a = ns.solver.analyze(visible, 2)
+        >>> flat, p = a.frontier_probabilities()
+        >>> flat.tolist(), p.round(3).tolist(), a.off_probability
+        ([1, 3, 4], [0.333, 0.333, 0.333], 0.5)
         """
         return self._front_flat, self._front_p
 
@@ -399,7 +421,21 @@ class Analyzer:
         return f"Analyzer(components={self.memory.size}, structures={self.structures})"
 
     def clear(self) -> None:
-        """Forget every counted component and structure."""
+        """Forget every counted component and structure.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import numsweeper as ns
+        >>> H = ns.HIDDEN
+        >>> engine = ns.solver.Analyzer()
+        >>> _ = engine.analyze(np.array([[1, H, H, H], [H, H, 2, H]], dtype=np.int8), 3)
+        >>> len(engine.memory)
+        1
+        >>> engine.clear()
+        >>> len(engine.memory)
+        0
+        """
         self.memory.clear()
         with self._lock:
             self._shapes.clear()
@@ -412,11 +448,37 @@ class Analyzer:
         trust_flags: bool = False,
         max_states: int = MAX_STATES,
     ) -> Analysis:
-        """:func:`analyze` with this engine's memory (the same parameters)."""
+        """:func:`analyze` with this engine's memory (the same parameters).
+
+        Examples
+        --------
+        >>> import numsweeper as ns
+        >>> game = ns.Game.new(2, 3, 2, strategy=ns.FixedPlacement([(0, 2), (1, 1)]))
+        >>> _ = game.reveal(0, 0)  # a 1 in the corner, 5 hidden cells around
+        >>> engine = ns.solver.Analyzer()
+        >>> engine.analyze(game).layouts, ns.solver.analyze(game).layouts
+        (6, 6)
+        """
         return _probabilities(self._count(visible, mines, trust_flags, max_states))
 
     def structure(self, unknown: NDArray[np.bool_], revealed: NDArray[np.bool_]) -> Frontier:
-        """The structure of a position, through the memory of recent ones."""
+        """The structure of a position, through the memory of recent ones.
+
+        ``unknown`` marks the cells that may hold a mine and ``revealed``
+        the revealed ones, both bool arrays of shape (rows, cols).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import numsweeper as ns
+        >>> unknown = np.array([[False, True, True], [True, True, True]])
+        >>> engine = ns.solver.Analyzer()
+        >>> shape = engine.structure(unknown, ~unknown)
+        >>> shape.front_flat.tolist(), shape.unconstrained
+        ([1, 3, 4], 2)
+        >>> engine.structure(unknown, ~unknown) is shape  # remembered
+        True
+        """
         if not self.structures or unknown.size > _STRUCTURE_CELLS:
             return frontier(unknown, revealed)
         key = (unknown.shape, np.packbits(unknown).tobytes(), np.packbits(revealed).tobytes())
@@ -495,6 +557,14 @@ class Analyzer:
         """``frontier_mines``, ``unconstrained`` and ``mines_left`` of :meth:`analyze`.
 
         The same checks and errors, without the probabilities.
+
+        Examples
+        --------
+        >>> import numsweeper as ns
+        >>> game = ns.Game.new(2, 3, 2, strategy=ns.FixedPlacement([(0, 2), (1, 1)]))
+        >>> _ = game.reveal(0, 0)  # a 1 in the corner, 5 hidden cells around
+        >>> ns.solver.Analyzer().layouts_by_total(game, game.mine_count)
+        ({1: 3}, 2, 2)
         """
         counted = self._count(visible, mines, trust_flags, max_states)
         combined = _combine(counted)
@@ -503,11 +573,44 @@ class Analyzer:
     def prober(
         self, cells: NDArray[np.int8], mines: int, cell: tuple[int, int], max_states: int
     ) -> _Prober:
-        """``prober(n)``: :meth:`analyze` of ``cells`` with ``cell`` shown as ``n``."""
+        """``prober(n)``: :meth:`analyze` of ``cells`` with ``cell`` shown as ``n``.
+
+        What the look-ahead asks of one hidden cell for each number it may
+        show; the work that does not depend on ``n`` is done once.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import numsweeper as ns
+        >>> shown = np.full((2, 3), ns.HIDDEN, dtype=np.int8)
+        >>> shown[0, 0] = 1
+        >>> probe = ns.solver.Analyzer().prober(shown, 2, (0, 2), ns.solver.MAX_STATES)
+        >>> shown[0, 2] = 2  # what probe(2) analyses
+        >>> probe(2).layouts, ns.solver.analyze(shown, 2).layouts
+        (2, 2)
+        """
         return _Prober(self, cells, mines, cell, max_states)
 
     def given(self, cells: NDArray[np.int8], mines: int, max_states: int) -> _Given:
-        """``given(xs)``: the layouts with the frontier cells ``xs`` all mines."""
+        """``given(xs)``: the layouts with the frontier cells ``xs`` all mines.
+
+        ``given(xs)`` is the frontier's layouts by mine total and the mines
+        left, as :meth:`layouts_by_total` gives them for the position with
+        ``xs`` flagged and trusted, or None where no layout has them all
+        mines.
+
+        Examples
+        --------
+        >>> import numsweeper as ns
+        >>> game = ns.Game.new(2, 3, 2, strategy=ns.FixedPlacement([(0, 2), (1, 1)]))
+        >>> _ = game.reveal(0, 0)  # a 1 in the corner, 5 hidden cells around
+        >>> cells = game.snapshot().cells
+        >>> given = ns.solver.Analyzer().given(cells, 2, ns.solver.MAX_STATES)
+        >>> given([(0, 1)])  # the 1 needs no other mine; one is left for the rest
+        ({0: 1}, 1)
+        >>> given([(0, 1), (1, 0)]) is None  # the 1 would see two
+        True
+        """
         return _Given(self, cells, mines, max_states)
 
 
