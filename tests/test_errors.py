@@ -347,3 +347,21 @@ def test_a_board_larger_than_memory_is_refused_before_allocating(make: Any, side
     match = f"a {side}x{side} board needs 4 bytes per cell, more than this machine's"
     with pytest.raises(ns.InvalidBoardError, match=match):
         make(side)
+
+
+def test_numbers_too_long_to_print_are_named_by_their_size() -> None:
+    # (Python refuses to turn an integer of more than 4,300 digits into text)
+    huge = 10**5000
+    cases: list[tuple[Callable[[], Any], type, str]] = [
+        (lambda: ns.Game.new(3, 3, 1).reveal(huge, 0), ns.OutOfBoundsError, "row an integer of"),
+        (lambda: ns.Game.new(-huge, 3, 1), ns.InvalidBoardError, "got a negative integer of"),
+        (lambda: ns.Game.new(3, 3, huge), ns.InvalidBoardError, "got an integer of 16,610 bits"),
+        (
+            lambda: ns.Board.create(huge, 3, 1),
+            ns.InvalidBoardError,
+            "a (an integer of 16,610 bits) x 3",
+        ),
+    ]
+    for make, error, match in cases:
+        with pytest.raises(error, match=re.escape(match)):
+            make()

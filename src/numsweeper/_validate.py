@@ -155,9 +155,9 @@ def check_coord(row: Any, col: Any, rows: int, cols: int) -> tuple[int, int]:
     r = check_int(row, "row")
     c = check_int(col, "col")
     if not 0 <= r < rows:
-        raise OutOfBoundsError(f"row {r} is off the board (rows 0..{rows - 1})")
+        raise OutOfBoundsError(f"row {short_repr(r)} is off the board (rows 0..{rows - 1})")
     if not 0 <= c < cols:
-        raise OutOfBoundsError(f"col {c} is off the board (cols 0..{cols - 1})")
+        raise OutOfBoundsError(f"col {short_repr(c)} is off the board (cols 0..{cols - 1})")
     return r, c
 
 
@@ -223,13 +223,14 @@ def check_board(
     c = check_int(cols, "cols")
     m = check_int(mines, "mines")
     if r < 1:
-        raise InvalidBoardError(f"rows must be >= 1, got {r}")
+        raise InvalidBoardError(f"rows must be >= 1, got {short_repr(r)}")
     if c < 1:
-        raise InvalidBoardError(f"cols must be >= 1, got {c}")
+        raise InvalidBoardError(f"cols must be >= 1, got {short_repr(c)}")
     have = memory_bytes()
     if 4 * r * c > have:
         raise InvalidBoardError(
-            f"a {r}x{c} board needs 4 bytes per cell, more than this machine's {have / 1e9:.1f} GB"
+            f"a {_dims(r, c)} board needs 4 bytes per cell, "
+            f"more than this machine's {have / 1e9:.1f} GB"
         )
     rule = first_click_rule(first_click)
     keep = first_click_area(r, c, rule)
@@ -238,8 +239,17 @@ def check_board(
         board = f"a {r}x{c} board"
         if keep > 1:
             board += f" with first_click={rule!r}, which keeps {keep} cells mine-free"
-        raise InvalidBoardError(f"mines must be in 0..{most} for {board}, got {m}")
+        raise InvalidBoardError(f"mines must be in 0..{most} for {board}, got {short_repr(m)}")
     return r, c, m, rule
+
+
+def _dims(rows: int, cols: int) -> str:
+    """``'9x9'``, or for sizes past printing: ``'(an integer of 16,610 bits) x 9'``."""
+    if max(rows.bit_length(), cols.bit_length()) <= 256:
+        return f"{rows}x{cols}"
+    return " x ".join(
+        short_repr(n) if n.bit_length() <= 256 else f"({short_repr(n)})" for n in (rows, cols)
+    )
 
 
 def memory_bytes() -> int:
