@@ -2,12 +2,15 @@
 
 Modules of optional extras cannot even be imported without their extra, so
 their doctests are not collected then; their tests skip by themselves
-(``pytest.importorskip``).  CI installs every extra, so all of them run there.
+(``pytest.importorskip``), as do the doctests of core methods that use an
+extra.  CI installs every extra, so all of them run there.
 """
 
 from __future__ import annotations
 
 import importlib.util
+
+import pytest
 
 _EXTRAS = {
     "gymnasium": ["src/numsweeper/envs/*"],
@@ -21,3 +24,18 @@ collect_ignore_glob = [
     if importlib.util.find_spec(module) is None
     for pattern in patterns
 ]
+
+#: Doctests of core modules that show an optional extra at work: skipped
+#: without it.
+_DOCTEST_EXTRAS = {
+    "numsweeper.simulate.SimulationResult.to_pandas": "pandas",
+    "numsweeper.simulate.SimulationResult.to_parquet": "pyarrow",
+    "numsweeper.simulate.SimulationResult.from_parquet": "pyarrow",
+}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        module = _DOCTEST_EXTRAS.get(item.name)
+        if module is not None and importlib.util.find_spec(module) is None:
+            item.add_marker(pytest.mark.skip(reason=f"needs {module} (an optional extra)"))

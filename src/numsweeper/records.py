@@ -135,7 +135,18 @@ def save_game(game: Game, path: str | os.PathLike[str]) -> None:
 
 
 def game_to_dict(game: Game) -> dict[str, Any]:
-    """The JSON-safe record of ``game``: what :meth:`Game.to_dict` returns."""
+    """The JSON-safe record of ``game``: what :meth:`Game.to_dict` returns.
+
+    Examples
+    --------
+    >>> import json, numsweeper as ns
+    >>> from numsweeper.records import game_to_dict
+    >>> game = ns.Game.new(4, 4, 2, strategy=ns.FixedPlacement([(0, 0), (0, 1)]))
+    >>> _ = game.reveal(3, 3)
+    >>> record = game_to_dict(game)
+    >>> record["state"], record["mine_positions"], len(json.dumps(record)) > 0
+    ('won', [[0, 0], [0, 1]], True)
+    """
     record = game._export()
     data = _header(record)
     data.update(_json_body(record))
@@ -362,7 +373,18 @@ def _read(target: Path) -> bytes:
 
 
 def game_from_dict(data: Any) -> Game:
-    """The game a :func:`game_to_dict` record describes: what :meth:`Game.from_dict` does."""
+    """The game a :func:`game_to_dict` record describes: what :meth:`Game.from_dict` does.
+
+    Examples
+    --------
+    >>> import numsweeper as ns
+    >>> from numsweeper.records import game_from_dict, game_to_dict
+    >>> game = ns.Game.new(4, 4, 2, strategy=ns.FixedPlacement([(0, 0), (0, 1)]))
+    >>> _ = game.reveal(3, 3)
+    >>> again = game_from_dict(game_to_dict(game))
+    >>> again.state, again.moves == game.moves
+    (<GameState.WON: 'won'>, True)
+    """
     header = _check_header(data)
     rows, cols = header["rows"], header["cols"]
     layout = None
