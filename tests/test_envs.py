@@ -95,7 +95,7 @@ def test_sizes_by_hand_and_default() -> None:
         (
             {"rewards": {"flag": -(10**400)}},
             ns.InvalidBoardError,
-            "'flag' must be finite, got a negative integer of 1,329 bits",
+            "'flag' must be finite, got -1" + "0" * 75 + "[.][.][.]",
         ),
         ({"rewards": {"win": "big"}}, ns.InvalidTypeError, "'win' must be a real .*'big'"),
         ({"rewards": [1.0]}, ns.InvalidTypeError, r"a Rewards or a mapping, got \[1.0\]"),

@@ -924,7 +924,7 @@ def test_policy_settings_of_the_wrong_type_are_named(name: str, value: Any, mess
 def test_policy_settings_name_a_huge_or_unknown_value() -> None:
     with pytest.raises(ns.InvalidBoardError) as info:
         SolverPolicy("safe", tolerance=10**400)  # past float's range
-    assert str(info.value) == "tolerance must be a finite number >= 0, got an integer of 1,329 bits"
+    assert str(info.value) == "tolerance must be a finite number >= 0, got 1" + "0" * 76 + "..."
     with pytest.raises(ns.InvalidBoardError) as info:
         SolverPolicy("safe", guess="coin")
     assert str(info.value) == "guess must be one of ('hill', 'lookahead'), got 'coin'"

@@ -66,6 +66,19 @@ def check_int(value: Any, name: str) -> int:
     return int(value)
 
 
+def check_at_least(value: Any, name: str, low: int) -> int:
+    """Return ``value`` as an int ``>= low``, or raise our error naming it.
+
+    A wrong type raises InvalidTypeError (:func:`check_int`), a smaller
+    number InvalidBoardError; an integer too long to print is named by its
+    size.
+    """
+    number = check_int(value, name)
+    if number < low:
+        raise InvalidBoardError(f"{name} must be >= {low}, got {short_repr(number)}")
+    return number
+
+
 def make_rng(seed: Any) -> np.random.Generator:
     """``numpy.random.default_rng(seed)``, with our errors for a bad seed.
 
@@ -83,14 +96,14 @@ def make_seed_sequence(seed: Any) -> np.random.SeedSequence:
 
 #: Integer seeds (and the integers of a seed sequence) are below ``2**SEED_BITS``:
 #: a saved game writes its seed as JSON text, which Python limits to 4,300 digits.
-SEED_BITS = 4096
+SEED_BITS = 14_000
 
 
 def _seeded(make: Callable[[Any], T], seed: Any) -> T:
     if isinstance(seed, (bool, np.bool_)):  # numpy would take True as 1
         raise InvalidTypeError(_bad_seed(seed))
     parts = seed if isinstance(seed, (list, tuple)) else [seed]
-    if any(isinstance(x, int) and x.bit_length() > SEED_BITS for x in parts):
+    if any(isinstance(x, int) and x > 0 and x.bit_length() > SEED_BITS for x in parts):
         raise InvalidBoardError(
             f"integer seeds must be below 2**{SEED_BITS}, got {short_repr(seed)}"
         )
@@ -116,7 +129,7 @@ def short_repr(value: Any, limit: int = 80) -> str:
     Never raises: a huge integer (past Python's 4,300-digit limit on
     converting integers to text) is described by its bit length.
     """
-    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 256:
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 13_000:
         sign = "a negative" if value < 0 else "an"
         return f"{sign} integer of {value.bit_length():,} bits"
     try:
@@ -229,7 +242,7 @@ def check_board(
     have = memory_bytes()
     if 4 * r * c > have:
         raise InvalidBoardError(
-            f"a {_dims(r, c)} board needs 4 bytes per cell, "
+            f"a {dims_text(r, c)} board needs 4 bytes per cell, "
             f"more than this machine's {have / 1e9:.1f} GB"
         )
     rule = first_click_rule(first_click)
@@ -243,13 +256,12 @@ def check_board(
     return r, c, m, rule
 
 
-def _dims(rows: int, cols: int) -> str:
-    """``'9x9'``, or for sizes past printing: ``'(an integer of 16,610 bits) x 9'``."""
-    if max(rows.bit_length(), cols.bit_length()) <= 256:
-        return f"{rows}x{cols}"
-    return " x ".join(
-        short_repr(n) if n.bit_length() <= 256 else f"({short_repr(n)})" for n in (rows, cols)
-    )
+def dims_text(rows: int, cols: int) -> str:
+    """``'9x9'``; sizes too long to print whole are cut or named by their size."""
+    a, b = (short_repr(n) for n in (rows, cols))
+    if a.lstrip("-").isdigit() and b.lstrip("-").isdigit():
+        return f"{a}x{b}"
+    return " x ".join(x if x.lstrip("-").isdigit() else f"({x})" for x in (a, b))
 
 
 def memory_bytes() -> int:

@@ -32,6 +32,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from ._kernels import adjacent_counts_stack
 from ._validate import (
+    check_at_least,
     check_board,
     check_dims,
     check_int,
@@ -185,9 +186,7 @@ def _check(
     click: ArrayLike | None,
 ) -> tuple[int, int, int, int, NDArray[np.intp] | None]:
     """Validate the arguments shared by generate_boards and iter_boards."""
-    n = check_int(n, "n")
-    if n < 0:
-        raise InvalidBoardError(f"n must be >= 0, got {n}")
+    n = check_at_least(n, "n", 0)
     rows, cols, mines, first_click = check_board(rows, cols, mines, first_click)
     if first_click is None:
         if click is not None:
@@ -294,9 +293,7 @@ def generate_boards(
     (False, False)
     """
     n, rows, cols, mines, clicks = _check(n, rows, cols, mines, first_click, click)
-    workers = check_int(workers, "workers")
-    if workers < 1:
-        raise InvalidBoardError(f"workers must be >= 1, got {workers}")
+    workers = check_at_least(workers, "workers", 1)
     strategy = _strategy(strategy, seed)
     layout = place_at_clicks(strategy, n, rows, cols, mines, first_click, clicks, workers=workers)
     counts = np.empty((n, rows, cols), dtype=np.int8)
@@ -369,9 +366,7 @@ def iter_boards(
     True
     """
     n, rows, cols, mines, clicks = _check(n, rows, cols, mines, first_click, click)
-    chunk_size = check_int(chunk_size, "chunk_size")
-    if chunk_size < 1:
-        raise InvalidBoardError(f"chunk_size must be >= 1, got {chunk_size}")
+    chunk_size = check_at_least(chunk_size, "chunk_size", 1)
     if strategy is not None:
         check_strategy(strategy)
     root = root_seed_sequence(seed)

@@ -18,13 +18,7 @@ from numpy.typing import ArrayLike, NDArray
 from . import _rules as rules
 from ._kernels import visible_cells, visible_in_progress
 from ._rules import IN_PROGRESS, LOST, WON, GameArrays, MoveStatus
-from ._validate import (
-    check_board,
-    check_dims,
-    check_int,
-    count_text,
-    preset_dims,
-)
+from ._validate import check_at_least, check_board, check_dims, check_int, count_text, preset_dims
 from .batch import BoardBatch, _strategy
 from .board import read_only
 from .errors import InvalidBoardError, InvalidTypeError, OutOfBoundsError
@@ -223,9 +217,7 @@ class BatchGame:
         >>> len(games), games.mine_count
         (1000, 99)
         """
-        n = check_int(n, "n")
-        if n < 0:
-            raise InvalidBoardError(f"n must be >= 0, got {n}")
+        n = check_at_least(n, "n", 0)
         rows, cols, mines, first_click = check_board(rows, cols, mines, first_click)
         dealer = _strategy(strategy, seed)
         if first_click is None:

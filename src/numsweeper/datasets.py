@@ -91,8 +91,8 @@ from numpy.typing import NDArray
 from . import HIDDEN, BatchGame, RandomPolicy
 from ._validate import (
     NPZ_ERRORS,
+    check_at_least,
     check_board,
-    check_int,
     check_visible,
     root_seed_sequence,
     short_repr,
@@ -536,8 +536,8 @@ def iter_positions(
     >>> bool((whole.visible[89:178] == chunks[1].visible).all())
     True
     """
-    n = _count(n, "n", 0)
-    chunk_size = _count(chunk_size, "chunk_size", 1)
+    n = check_at_least(n, "n", 0)
+    chunk_size = check_at_least(chunk_size, "chunk_size", 1)
     BatchGame.new(0, rows, cols, mines, first_click=first_click)  # the engine's checks
     rows, cols, mines = int(rows), int(cols), int(mines)
     if not isinstance(sample, str) or sample not in SAMPLES:
@@ -724,10 +724,3 @@ def _check_cells(cells: NDArray[Any], visible: NDArray[np.int8], name: str) -> N
             f"policy {name!r} chose ({int(r[i])}, {int(c[i])}), "
             "which is not a hidden cell of its game"
         )
-
-
-def _count(value: Any, name: str, low: int) -> int:
-    number = check_int(value, name)
-    if number < low:
-        raise InvalidBoardError(f"{name} must be >= {low}, got {short_repr(number)}")
-    return number

@@ -69,7 +69,7 @@ from ._kernels import (
     pack_boards,
     three_bv_solved,
 )
-from ._validate import check_int, make_rng
+from ._validate import check_at_least, make_rng
 from .batch import BoardBatch
 from .batchgame import BatchGame
 from .board import Board
@@ -779,9 +779,7 @@ def rzini(mines: Boards, *, iterations: int = RZINI_ITERATIONS, seed: Any = None
     >>> ns.metrics.zini(batch), ns.metrics.rzini(batch, iterations=20, seed=0)
     (array([112, 111, 122]), array([110, 110, 120]))
     """
-    iterations = check_int(iterations, "iterations")
-    if iterations < 1:
-        raise InvalidBoardError(f"iterations must be >= 1, got {iterations}")
+    iterations = check_at_least(iterations, "iterations", 1)
     return _zini(mines, human=False, iterations=iterations, rng=make_rng(seed))
 
 

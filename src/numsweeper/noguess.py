@@ -80,7 +80,7 @@ from numpy.typing import ArrayLike, NDArray
 from ._constants import FLAG, HIDDEN
 from ._kernels import adjacent_counts_stack
 from ._runner import Done, Hooks, Runner
-from ._validate import check_dims, check_int, count_text, make_rng, short_repr
+from ._validate import check_at_least, check_dims, count_text, make_rng, short_repr
 from .errors import GenerationError, InvalidBoardError, InvalidTypeError, OutOfBoundsError
 from .placement import MinePlacementStrategy, RandomPlacement, SeedLike
 from .solver._jit import announced
@@ -1295,9 +1295,7 @@ class NoGuessPlacement(MinePlacementStrategy):
     ) -> None:
         if method not in METHODS:
             raise InvalidBoardError(f"method must be 'uniform' or 'fast', got {short_repr(method)}")
-        max_attempts = check_int(max_attempts, "max_attempts")
-        if max_attempts < 1:
-            raise InvalidBoardError(f"max_attempts must be >= 1, got {max_attempts}")
+        max_attempts = check_at_least(max_attempts, "max_attempts", 1)
         if not isinstance(use_mine_count, (bool, np.bool_)):
             raise InvalidTypeError(
                 f"use_mine_count must be a bool, got {short_repr(use_mine_count)}"
@@ -1452,13 +1450,9 @@ class NoGuessPlacement(MinePlacementStrategy):
                 "NoGuessPlacement needs a first-click rule ('safe' or 'opening') and the "
                 "first click: a no-guess layout is defined from its first click"
             )
-        n = check_int(n, "n")
-        if n < 0:
-            raise InvalidBoardError(f"n must be >= 0, got {n}")
+        n = check_at_least(n, "n", 0)
         rows, cols, mines = check_dims(rows, cols, mines)
-        workers = check_int(workers, "workers")
-        if workers < 1:
-            raise InvalidBoardError(f"workers must be >= 1, got {workers}")
+        workers = check_at_least(workers, "workers", 1)
         clicks = np.asarray(clicks)
         safe = np.asarray(safe)
         if clicks.dtype == bool or not np.issubdtype(clicks.dtype, np.integer):

@@ -51,7 +51,7 @@ from numpy.typing import NDArray
 
 from . import _validate
 from ._rules import GameArrays
-from ._validate import NPZ_ERRORS, SEED_BITS, check_board, short_repr
+from ._validate import NPZ_ERRORS, SEED_BITS, check_board, dims_text, short_repr
 from .errors import InvalidBoardError, InvalidGameFileError, InvalidTypeError, MinesweeperError
 from .game import MOVE_KINDS, Game, GameState, Move, elapsed_time
 from .placement import FixedPlacement, MinePlacementStrategy, RandomPlacement
@@ -520,7 +520,7 @@ def _get(data: Any, key: str, kinds: Any, name: str | None = None) -> Any:
     value = data[key]
     if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in _tuple(kinds)):
         raise InvalidGameFileError(
-            f"{name or key} must be {_kind_names(kinds)}, got {value!r}"[:300]
+            f"{name or key} must be {_kind_names(kinds)}, got {short_repr(value)}"[:300]
         )
     return value
 
@@ -547,7 +547,9 @@ def _number(data: Any, key: str) -> float:
     except OverflowError:  # an integer beyond any float
         seconds = math.inf
     if not math.isfinite(seconds) or seconds < 0:
-        raise InvalidGameFileError(f"{key} must be a finite number >= 0, got {value!r}"[:300])
+        raise InvalidGameFileError(
+            f"{key} must be a finite number >= 0, got {short_repr(value)}"[:300]
+        )
     return seconds
 
 
@@ -567,7 +569,7 @@ def _check_header(data: Any) -> dict[str, Any]:
         )
     rows, cols, mines = (_integer(data, key) for key in ("rows", "cols", "mines"))
     if rows < 1 or cols < 1:
-        raise InvalidGameFileError(f"the board must be at least 1x1, got {rows}x{cols}")
+        raise InvalidGameFileError(f"the board must be at least 1x1, got {dims_text(rows, cols)}")
     first_click = _get(data, "first_click", (str, type(None)))
     if first_click not in (None, "safe", "opening"):
         raise InvalidGameFileError(
@@ -712,9 +714,9 @@ def _checked_state(state: dict[str, Any], fresh: dict[str, Any]) -> dict[str, An
 
     The same fields, nested the same way; each array of the fresh state's
     length with every value in its dtype's range, each integer in its
-    field's range.  A state that would never move on is refused too: an
-    all-zero MT19937 key, or an even PCG64 increment (which can fall into a
-    fixed point).  Returns the state with its arrays as numpy arrays.
+    field's range.  A state that would never move on is refused too: a zero
+    MT19937 state, or an even PCG64 increment (which can fall into a fixed
+    point).  Returns the state with its arrays as numpy arrays.
     """
 
     def checked(value: Any, like: Any, where: str) -> Any:
@@ -752,9 +754,12 @@ def _checked_state(state: dict[str, Any], fresh: dict[str, Any]) -> dict[str, An
 
     out: dict[str, Any] = checked(state, fresh, "")
     inner = out["state"]
-    if "key" in inner and "pos" in inner and not inner["key"].any():
+    # MT19937's state is the top bit of key[0] and the other 623 words: all
+    # zero, it gives zeros forever
+    if "pos" in inner and not (inner["key"][0] >> 31 or inner["key"][1:].any()):
         raise InvalidGameFileError(
-            "bad generator state: state.key is all zeros, where MT19937 would stall"
+            "bad generator state: state.key is zero (all but the low 31 bits of "
+            "its first word, which MT19937 ignores), where MT19937 would stall"
         )
     if "inc" in inner and inner["inc"] % 2 == 0:
         raise InvalidGameFileError(
@@ -843,4 +848,4 @@ def _elapsed(moves: list[Move], state: GameState, saved_at: float) -> float:
 
 
 def _shown(value: Any) -> str:
-    return value.name if isinstance(value, GameState) else repr(value)
+    return value.name if isinstance(value, GameState) else short_repr(value)

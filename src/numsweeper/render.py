@@ -23,7 +23,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ._constants import EXPLODED, FLAG, HIDDEN, MINE, WRONG_FLAG
-from ._validate import count_text
+from ._validate import count_text, short_repr
 from .errors import InvalidBoardError, InvalidTypeError
 
 if TYPE_CHECKING:
@@ -294,7 +294,7 @@ def downsample(cells: NDArray[np.int8], *, max_side: int = IMAGE_MAX_SIDE) -> ND
     [228, 228, 228]
     """
     if max_side < 1:
-        raise InvalidBoardError(f"max_side must be >= 1, got {max_side!r}")
+        raise InvalidBoardError(f"max_side must be >= 1, got {short_repr(max_side)}")
     codes = np.asarray(cells, dtype=np.int8)
     rows, cols = codes.shape
     f = -(-max(rows, cols) // max_side)
@@ -686,7 +686,9 @@ def batch_html(
     given, rows, cols = array.shape
     n = given if total is None else int(total)
     if n < given:
-        raise InvalidBoardError(f"total must be at least len(visible) = {given}, got {total!r}")
+        raise InvalidBoardError(
+            f"total must be at least len(visible) = {given}, got {short_repr(total)}"
+        )
     shown = min(given, max(int(limit), 0))
     head = caption
     if head is None:

@@ -32,6 +32,7 @@ from ._constants import HIDDEN
 from ._kernels import three_bv_solved
 from ._runner import Done, Hooks, Runner, from_ctrl_c
 from ._validate import (
+    check_at_least,
     check_board,
     check_int,
     count_text,
@@ -305,14 +306,6 @@ def _misfit(where: str, row: int, name: str, value: Any, dtype: np.dtype[Any]) -
     return f"{where!r}: row {row}, column {name!r} holds {short_repr(value)}, not {wanted}"
 
 
-def _at_least(value: Any, name: str, low: int) -> int:
-    """``value`` as an int ``>= low``, else InvalidTypeError or InvalidBoardError naming it."""
-    number = check_int(value, name)
-    if number < low:
-        raise InvalidBoardError(f"{name} must be >= {low}, got {number}")
-    return number
-
-
 def _typed(value: Any, name: str, kinds: tuple[type, ...], wanted: str) -> Any:
     """``value`` if it is one of ``kinds`` (a bool only if asked for), else InvalidTypeError."""
     if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
@@ -351,12 +344,12 @@ def _run_fields(meta: dict[str, Any], games: int) -> dict[str, Any]:
         "first_click": first_click,
         "policy": policy,
         "seed": seed,
-        "spawn_key": tuple(_at_least(key, "spawn_key", 0) for key in spawn_key),
-        "chunk_size": _at_least(value["chunk_size"], "chunk_size", 1),
-        "requested": _at_least(value["requested"], "requested", games),
+        "spawn_key": tuple(check_at_least(key, "spawn_key", 0) for key in spawn_key),
+        "chunk_size": check_at_least(value["chunk_size"], "chunk_size", 1),
+        "requested": check_at_least(value["requested"], "requested", games),
         "interrupted": _typed(value["interrupted"], "interrupted", (bool,), "true or false"),
-        "first_child": _at_least(value["first_child"], "first_child", 0),
-        "pool_size": _at_least(value["pool_size"], "pool_size", 4),  # numpy's least
+        "first_child": check_at_least(value["first_child"], "first_child", 0),
+        "pool_size": check_at_least(value["pool_size"], "pool_size", 4),  # numpy's least
         "policy_is_name": policy_is_name,
         "strategy": _typed(value["strategy"], "strategy", (str, type(None)), "a name or null"),
         **seconds,
@@ -1346,10 +1339,10 @@ def simulate(
     >>> bool((again.records == result.records).all())
     True
     """
-    games = _at_least(games, "games", 0)
+    games = check_at_least(games, "games", 0)
     rows, cols, mines, first_click = check_board(rows, cols, mines, first_click)
-    workers = _at_least(workers, "workers", 1)
-    chunk_size = _at_least(chunk_size, "chunk_size", 1)
+    workers = check_at_least(workers, "workers", 1)
+    chunk_size = check_at_least(chunk_size, "chunk_size", 1)
     if executor is not None and workers != 1:
         raise InvalidTypeError(f"give workers or executor, not both: got workers={workers}")
     checking = time.perf_counter()

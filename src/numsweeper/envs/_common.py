@@ -30,7 +30,7 @@ from .. import (
     InvalidTypeError,
     MinePlacementStrategy,
 )
-from .._validate import check_int, preset_dims, short_repr
+from .._validate import check_at_least, preset_dims, short_repr
 from ..render import cell_rgb, visible_text
 
 __all__ = [
@@ -313,12 +313,7 @@ def check_seed(seed: Any, name: str = "seed") -> int | None:
     with our errors, which name the seed (``name`` says which one): a wrong
     type raises InvalidTypeError, a negative integer InvalidBoardError.
     """
-    if seed is None:
-        return None
-    value = check_int(seed, name)
-    if value < 0:
-        raise InvalidBoardError(f"{name} must be >= 0, got {short_repr(value)}")
-    return value
+    return None if seed is None else check_at_least(seed, name, 0)
 
 
 def observation_space(board: Settings) -> spaces.Box[np.int8]:

@@ -14,7 +14,7 @@ from gymnasium.vector.utils import batch_space
 from numpy.typing import NDArray
 
 from .. import BatchGame, InvalidBoardError, InvalidTypeError
-from .._validate import check_int, short_repr
+from .._validate import check_at_least, short_repr
 from ._common import (
     RENDER_MODES,
     Rewards,
@@ -126,9 +126,11 @@ class MinesweeperVectorEnv(VectorEnv[NDArray[np.int8], NDArray[np.int64], NDArra
         render_mode: str | None = None,
         max_episode_steps: int | None = None,
     ) -> None:
-        self.num_envs = _positive(num_envs, "num_envs")
+        self.num_envs = check_at_least(num_envs, "num_envs", 1)
         self.max_episode_steps = (
-            None if max_episode_steps is None else _positive(max_episode_steps, "max_episode_steps")
+            None
+            if max_episode_steps is None
+            else check_at_least(max_episode_steps, "max_episode_steps", 1)
         )
         self.settings = settings_of(
             preset,
@@ -431,10 +433,3 @@ def _slot_seeds(seed: Any, n: int) -> list[int | None]:
             f"give one seed per game ({n}), got {len(seeds)}: {short_repr(seed)}"
         )
     return [check_seed(s, f"seed[{i}]") for i, s in enumerate(seeds)]
-
-
-def _positive(value: Any, name: str) -> int:
-    number = check_int(value, name)
-    if number < 1:
-        raise InvalidBoardError(f"{name} must be >= 1, got {short_repr(number)}")
-    return number

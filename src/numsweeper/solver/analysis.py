@@ -45,7 +45,7 @@ from numpy.typing import NDArray
 
 from .._constants import FLAG, HIDDEN
 from .._kernels import adjacent_counts
-from .._validate import check_int, check_visible, count_text
+from .._validate import check_at_least, check_int, check_visible, count_text
 from ..errors import InvalidBoardError, InvalidTypeError
 from ..game import Game, GameState, Snapshot
 from .components import Counts, Memory, count_frontier, merged
@@ -497,9 +497,7 @@ class Analyzer:
 
     def _count(self, visible: Any, mines: Any, trust_flags: bool, max_states: int) -> _Counted:
         """:meth:`analyze` up to the layout count (its checks and errors included)."""
-        max_states = check_int(max_states, "max_states")
-        if max_states < 1:
-            raise ValueError(f"max_states must be >= 1, got {max_states}")
+        max_states = check_at_least(max_states, "max_states", 1)
         cells, total = _coerce(visible, mines)
         if cells.flags.writeable:  # (the analysis keeps the position)
             cells = cells.copy()

@@ -6,7 +6,7 @@ import numpy as np
 from numba import types as nt
 from numpy.typing import NDArray
 
-from .._validate import check_int, check_visible
+from .._validate import check_at_least, check_visible
 from ._jit import frozen, helper, kernel, readonly
 
 __all__ = ["local_rules"]
@@ -67,9 +67,7 @@ def local_rules(
     ([[0, 0], [0, 1], [0, 0]], [[0, 1], [0, 0], [0, 0]])
     """
     cells = check_visible(visible, tuple(range(2, 33)), "(..., rows, cols)")
-    rounds = check_int(max_rounds, "max_rounds")
-    if rounds < 0:
-        raise ValueError(f"max_rounds must be >= 0, got {rounds}")
+    rounds = check_at_least(max_rounds, "max_rounds", 0)
     return _local_rules(cells, max_rounds=rounds)
 
 
