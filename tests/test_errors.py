@@ -311,7 +311,8 @@ def test_a_huge_seed_is_refused_by_its_size(where: str) -> None:
         with pytest.raises(ns.InvalidBoardError, match="must be below 2\\*\\*14000, got "):
             SEEDED[where](seed)
     SEEDED[where](2**14_000 - 1)
-    with pytest.raises(ns.InvalidBoardError, match="integer >= 0 .* got a negative integer of 20,001 bits"):
+    negative = r"integer >= 0 .* got a negative integer of 20,001 bits"
+    with pytest.raises(ns.InvalidBoardError, match=negative):
         SEEDED[where](-(2**20_000))
 
 
