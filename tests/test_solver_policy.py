@@ -879,6 +879,53 @@ def test_hint_before_the_first_click_agrees_with_analyze_about_flags() -> None:
     assert hint(game, trust_flags=True).probability == pytest.approx(1 / 8)
 
 
+def test_hint_once_the_mines_are_laid_is_no_longer_protected_by_the_rule() -> None:
+    # Undoing the first reveal keeps the layout it laid (so does replay(0)):
+    # the first-click rule no longer protects any cell, so the opening is a
+    # guess, with the probability analyze gives (10 mines in 81 cells).
+    game = ns.Game.from_preset("beginner", seed=6, first_click="safe")
+    assert hint(game) == ns.solver.Hint(0, 0, 0.0, True)  # (mines not yet laid)
+    game.reveal(4, 4)
+    game.undo()
+    for waiting in (game, game.replay(0)):
+        h = hint(waiting)
+        assert h.probability == pytest.approx(10 / 81) and not h.certain
+        assert h.probability == analyze(waiting).probability(h.row, h.col)
+
+
+def test_hint_trusting_flags_takes_the_cells_they_settle_and_never_a_mine() -> None:
+    # Right flags make cells certain that the untrusted rules cannot see.
+    game = ns.Game.new(4, 4, 4, strategy=ns.FixedPlacement([(0, 2), (2, 2), (3, 0), (3, 2)]))
+    game.reveal(0, 0)
+    for r, c in [(0, 2), (2, 2), (3, 0)]:
+        game.toggle_flag(r, c)
+    trusted = analyze(game, trust_flags=True)
+    h = hint(game, trust_flags=True)
+    assert h.certain and trusted.certainly_safe(h.row, h.col)
+    assert not game.board.mines[h.row, h.col]
+    # Random positions of real games, every mine flagged that a number shows:
+    rng = np.random.default_rng(4)
+    checked = 0
+    for seed in range(150):
+        game = ns.Game.from_preset("beginner", seed=seed, first_click="opening")
+        game.reveal(4, 4)
+        while game.state is ns.GameState.IN_PROGRESS and checked < 400:
+            mines = game.board.mines
+            shown = adjacent_counts(game.board.revealed) > 0
+            for r, c in np.argwhere(mines & shown & (rng.random(mines.shape) < 0.7)).tolist():
+                if not game.board.flagged[r, c]:
+                    game.toggle_flag(r, c)
+            trusted = analyze(game, trust_flags=True)
+            h = hint(game, trust_flags=True)
+            hidden = game.snapshot().cells == H
+            sure = [(r, c) for r, c in trusted.safe.tolist() if hidden[r, c]]
+            assert trusted.probability(h.row, h.col) < 1.0
+            assert h.certain == bool(sure)
+            checked += 1
+            game.reveal(h.row, h.col)
+    assert checked == 400
+
+
 @pytest.mark.parametrize(
     ("visible", "mines_left", "error", "message"),
     [

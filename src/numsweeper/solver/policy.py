@@ -644,10 +644,15 @@ def hint(game_or_snapshot: Game | Snapshot, *, trust_flags: bool = False) -> Hin
     Parameters
     ----------
     game_or_snapshot : Game or Snapshot
-        A game in progress (its first-click rule picks the opening), or a
-        snapshot of one (read as the ``'safe'`` rule before the first click).
+        A game in progress (its first-click rule picks the opening while
+        its mines wait for the first click; once they are laid, as after
+        undoing the first reveal, the opening is a guess like any other), or
+        a snapshot of one (read as the ``'safe'`` rule before the first
+        click).
     trust_flags : bool
-        Treat flags as mines when computing the probability.
+        Treat flags as mines: in the probability, and in the choice (a cell
+        that the flags make certainly safe comes first, and a cell they make
+        certainly a mine is never hinted).
 
     Returns
     -------
@@ -680,7 +685,9 @@ def hint(game_or_snapshot: Game | Snapshot, *, trust_flags: bool = False) -> Hin
             f"hint needs a Game or a Snapshot, got {type(game_or_snapshot).__name__} "
             "(for an array of visible cells, use analyze)"
         )
-    rule = game_or_snapshot.first_click if isinstance(game_or_snapshot, Game) else "safe"
+    rule = "safe"
+    if isinstance(game_or_snapshot, Game):  # (a rule protects only mines not yet laid)
+        rule = game_or_snapshot.first_click if game_or_snapshot.board is None else None
     state = game_or_snapshot.state
     if state is not GameState.IN_PROGRESS:
         raise GameOverError(f"no hint: the game is already {state.name}")
@@ -702,9 +709,14 @@ def hint(game_or_snapshot: Game | Snapshot, *, trust_flags: bool = False) -> Hin
     flat = int(np.argmax(safe))
     if safe.flat[flat]:
         r, c = divmod(flat, cols)
+    elif trust_flags and (sure := [(x, y) for x, y in a.safe.tolist() if cells[x, y] == HIDDEN]):
+        r, c = sure[0]  # the flags settle it
     else:
         move = policy._choose(cells, mines, None if trust_flags else a)
         r, c = move.row, move.col
+        if trust_flags and a.probability(r, c) == 1.0:  # the flags make it a mine
+            p = np.where(cells == HIDDEN, a.probabilities, np.inf)
+            r, c = divmod(int(np.argmin(p)), cols)
     p = a.probability(r, c)
     return Hint(r, c, p, p == 0.0 and a.certainly_safe(r, c))
 
