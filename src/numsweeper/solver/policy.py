@@ -685,7 +685,7 @@ def hint(game_or_snapshot: Game | Snapshot, *, trust_flags: bool = False) -> Hin
             f"hint needs a Game or a Snapshot, got {type(game_or_snapshot).__name__} "
             "(for an array of visible cells, use analyze)"
         )
-    rule = "safe"
+    rule: str | None = "safe"
     if isinstance(game_or_snapshot, Game):  # (a rule protects only mines not yet laid)
         rule = game_or_snapshot.first_click if game_or_snapshot.board is None else None
     state = game_or_snapshot.state
@@ -715,8 +715,8 @@ def hint(game_or_snapshot: Game | Snapshot, *, trust_flags: bool = False) -> Hin
         move = policy._choose(cells, mines, None if trust_flags else a)
         r, c = move.row, move.col
         if trust_flags and a.probability(r, c) == 1.0:  # the flags make it a mine
-            p = np.where(cells == HIDDEN, a.probabilities, np.inf)
-            r, c = divmod(int(np.argmin(p)), cols)
+            risk = np.where(cells == HIDDEN, a.probabilities, np.inf)
+            r, c = divmod(int(np.argmin(risk)), cols)
     p = a.probability(r, c)
     return Hint(r, c, p, p == 0.0 and a.certainly_safe(r, c))
 
