@@ -778,13 +778,14 @@ def test_serve_refuses_a_bad_database_url(capsys: pytest.CaptureFixture[str]) ->
 @pytest.mark.parametrize(
     ("changes", "error", "message"),
     [
-        ({"max_cells": 0}, ns.InvalidBoardError, "max_cells must be an integer >= 1, got 0"),
-        ({"max_body": "16"}, ns.InvalidBoardError, "max_body must be an integer >= 1, got '16'"),
-        ({"max_players": True}, ns.InvalidBoardError, "max_players must be an integer >= 1, got T"),
+        ({"max_cells": 0}, ns.InvalidBoardError, "max_cells must be >= 1, got 0"),
+        ({"max_body": "16"}, ns.InvalidTypeError, "max_body must be an integer, got '16'"),
+        ({"max_players": True}, ns.InvalidTypeError, "max_players must be an integer, got True"),
         ({"leaderboard_size": -(10**5000)}, ns.InvalidBoardError, "a negative integer of 16,610"),
-        ({"poll_interval": 0}, ns.InvalidBoardError, "poll_interval must be a number > 0, got 0"),
-        ({"poll_interval": float("nan")}, ns.InvalidBoardError, "a number > 0, got nan"),
-        ({"poll_interval": "0.5"}, ns.InvalidBoardError, "a number > 0, got '0.5'"),
+        ({"poll_interval": 0}, ns.InvalidBoardError, "interval must be a finite number > 0, got 0"),
+        ({"poll_interval": float("nan")}, ns.InvalidBoardError, "a finite number > 0, got nan"),
+        ({"poll_interval": 10**400}, ns.InvalidBoardError, "a finite number > 0, got 1000"),
+        ({"poll_interval": "0.5"}, ns.InvalidTypeError, "interval must be a number, got '0.5'"),
         ({"database": "mysql://u:secret@h/db"}, ns.InvalidBoardError, "URL 'mysql://...': use"),
         ({"database": Path("g.db")}, ns.InvalidTypeError, f"a URL string, got {Path('g.db')!r}"),
     ],
@@ -799,8 +800,20 @@ def test_bad_settings_are_refused_naming_the_value(
 
 
 def test_settings_from_bad_json_are_refused_naming_the_value() -> None:
-    with pytest.raises(ns.InvalidBoardError, match="max_cells must be an integer >= 1, got -1"):
+    with pytest.raises(ns.InvalidBoardError, match="max_cells must be >= 1, got -1"):
         Settings.from_json('{"database": "sqlite://", "max_cells": -1}')
+    for text in ("{oops", "[1]", '{"database": "sqlite://", "colour": 1}', '{"max_cells": 5}'):
+        with pytest.raises(ns.InvalidBoardError, match="settings "):
+            Settings.from_json(text)
+
+
+def test_settings_take_numpy_numbers_and_keep_plain_ones() -> None:
+    from fractions import Fraction
+
+    s = Settings("sqlite://", max_cells=np.int64(500), poll_interval=Fraction(1, 4))
+    assert (s.max_cells, s.poll_interval) == (500, 0.25)
+    assert type(s.max_cells) is int and type(s.poll_interval) is float
+    assert Settings.from_json(s.to_json()) == s
 
 
 def test_api_errors_carry_their_status() -> None:

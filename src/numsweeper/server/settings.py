@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
+import numbers
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from .._validate import short_repr
+from .._validate import check_at_least, short_repr
 from ..errors import InvalidBoardError, InvalidTypeError
 
 __all__ = ["ENVIRONMENT_VARIABLE", "Settings", "database_url", "default_database"]
@@ -59,10 +61,11 @@ class Settings:
     Raises
     ------
     InvalidBoardError
-        For an unsupported database URL, a count below 1 or that is not an
-        integer, or a ``poll_interval`` that is not a number above 0.
+        For an unsupported database URL, a count below 1, or a
+        ``poll_interval`` that is not a finite number above 0.
     InvalidTypeError
-        If ``database`` is not a string.
+        If ``database`` is not a string, a count not an integer, or
+        ``poll_interval`` not a number.
 
     Examples
     --------
@@ -86,14 +89,20 @@ class Settings:
             )
         database_url(self.database)  # refuse an unsupported URL early
         for name in ("max_cells", "max_body", "max_players", "leaderboard_size"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise InvalidBoardError(f"{name} must be an integer >= 1, got {short_repr(value)}")
+            # (as plain ints: numpy integers pass, and to_json can write them)
+            object.__setattr__(self, name, check_at_least(getattr(self, name), name, 1))
         interval = self.poll_interval
-        if isinstance(interval, bool) or not isinstance(interval, (int, float)) or not interval > 0:
+        if isinstance(interval, bool) or not isinstance(interval, numbers.Real):
+            raise InvalidTypeError(f"poll_interval must be a number, got {short_repr(interval)}")
+        try:
+            seconds = float(interval)
+        except OverflowError:  # (an integer beyond any float)
+            seconds = math.inf
+        if not 0 < seconds < math.inf:
             raise InvalidBoardError(
-                f"poll_interval must be a number > 0, got {short_repr(interval)}"
+                f"poll_interval must be a finite number > 0, got {short_repr(interval)}"
             )
+        object.__setattr__(self, "poll_interval", seconds)
 
     def to_json(self) -> str:
         """These settings as JSON (for worker processes).
@@ -118,9 +127,19 @@ class Settings:
         >>> Settings.from_json('{"database": "sqlite:///games.db", "max_players": 0}')
         Traceback (most recent call last):
             ...
-        numsweeper.errors.InvalidBoardError: max_players must be an integer >= 1, got 0
+        numsweeper.errors.InvalidBoardError: max_players must be >= 1, got 0
         """
-        return cls(**json.loads(text))
+        try:
+            data = json.loads(text)
+        except (ValueError, RecursionError) as exc:
+            raise InvalidBoardError(f"settings are not valid JSON: {exc}"[:300]) from None
+        fields = {f.name for f in dataclasses.fields(cls)}
+        if not isinstance(data, dict) or not set(data) <= fields or "database" not in data:
+            raise InvalidBoardError(
+                f"settings must be a JSON object with 'database' and some of {sorted(fields)}, "
+                f"got {short_repr(data)}"
+            )
+        return cls(**data)
 
 
 def database_url(url: str) -> str:
