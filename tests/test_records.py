@@ -1484,7 +1484,7 @@ def test_devices_and_pipes_are_refused_before_they_are_opened(tmp_path: Path) ->
     pipe = tmp_path / "pipe.npz"
     os.mkfifo(pipe)
     for path in (endless, pipe):
-        with pytest.raises(ns.InvalidGameFileError, match=f"{path.name} is not a regular file"):
+        with pytest.raises(ns.InvalidGameFileError, match=f"{path.name}' is not a regular file"):
             ns.load_game(path)
 
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -214,7 +216,10 @@ def test_parquet_metadata_that_is_not_json(run: ns.SimulationResult, tmp_path: P
     parquet = pytest.importorskip("pyarrow.parquet")
     path = saved(run, tmp_path / "run.parquet")
     table = parquet.read_table(path)
-    for raw, said in [(b"{oops", "metadata is not JSON"), (b"[1, 2]", "no numsweeper simulation")]:
+    for raw, said in [
+        (b"{oops", "metadata is not valid JSON"),
+        (b"[1, 2]", "no numsweeper simulation"),
+    ]:
         parquet.write_table(table.replace_schema_metadata({b"numsweeper": raw}), path)
         refused(path, said)
     assert np.array_equal(
@@ -235,3 +240,24 @@ def test_a_csv_file_that_is_not_text(tmp_path: Path) -> None:
     refused(binary, "is not a UTF-8 text table")
     with pytest.raises(FileNotFoundError):  # (an unreadable file stays an OSError)
         ns.SimulationResult.from_csv(tmp_path / "missing.csv")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+def test_a_pipe_is_refused_before_it_is_opened(tmp_path: Path) -> None:
+    # (opening a pipe with no writer would block forever)
+    have_parquet = importlib.util.find_spec("pyarrow") is not None
+    for name in ("run.csv", "run.parquet")[: 2 if have_parquet else 1]:
+        os.mkfifo(tmp_path / name)
+        with pytest.raises(ns.InvalidBoardError, match="is not a regular file"):
+            reader = "from_parquet" if name.endswith(".parquet") else "from_csv"
+            getattr(ns.SimulationResult, reader)(tmp_path / name)
+
+
+def test_metadata_nested_past_the_parser_is_our_error(
+    run: ns.SimulationResult, tmp_path: Path
+) -> None:
+    deep = "[" * 100_000
+    path = saved(run, tmp_path / "run.csv")
+    text = path.read_text().replace("# rows: 5", f"# rows: {deep}")
+    path.write_text(text)
+    refused(path, "metadata line 'rows' is not valid JSON")

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import json
 import lzma
 import os
+import stat
 import struct
 import tokenize
 import zipfile
@@ -262,6 +264,27 @@ def dims_text(rows: int, cols: int) -> str:
     if a.lstrip("-").isdigit() and b.lstrip("-").isdigit():
         return f"{a}x{b}"
     return " x ".join(x if x.lstrip("-").isdigit() else f"({x})" for x in (a, b))
+
+
+def check_regular_file(path: str | os.PathLike[str], error: type[Exception]) -> int:
+    """The size of a file about to be read; ``error`` names a device or a pipe.
+
+    Checked before anything opens it: ``/dev/zero`` never ends, and opening
+    a pipe with no writer blocks forever.  A missing or unreadable file
+    raises OSError, as do folders (``open`` refuses them).
+    """
+    info = os.stat(path)
+    if not (stat.S_ISREG(info.st_mode) or stat.S_ISDIR(info.st_mode)):
+        raise error(f"{os.fspath(path)!r} is not a regular file")
+    return info.st_size
+
+
+def parse_json(text: str | bytes, what: str, error: type[Exception]) -> Any:
+    """``json.loads(text)``; bad text (bad UTF-8, or nested too deep) raises ``error``."""
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise error(f"{what} is not valid JSON: {exc}"[:300]) from None
 
 
 def memory_bytes() -> int:

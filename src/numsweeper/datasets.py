@@ -93,7 +93,10 @@ from ._validate import (
     NPZ_ERRORS,
     check_at_least,
     check_board,
+    check_regular_file,
     check_visible,
+    make_seed_sequence,
+    parse_json,
     root_seed_sequence,
     short_repr,
 )
@@ -275,6 +278,7 @@ def load_positions(path: str | os.PathLike[str]) -> Positions:
     numsweeper.errors.InvalidGameFileError: '...positions.npz' is not an .npz archive
     """
     where = repr(os.fspath(path))
+    check_regular_file(path, InvalidGameFileError)
     with open(path, "rb") as file:
         if file.read(4) not in _ZIP_MAGIC:
             raise InvalidGameFileError(f"{where} is not an .npz archive")
@@ -301,10 +305,7 @@ def _settings(meta: NDArray[Any], where: str) -> dict[str, Any]:
         raise InvalidGameFileError(
             f"{where}: meta must be a JSON text, got {meta.dtype} of shape {meta.shape}"
         )
-    try:
-        parsed = json.loads(str(meta))
-    except (ValueError, RecursionError) as exc:
-        raise InvalidGameFileError(f"{where}: meta is not valid JSON: {exc}"[:300]) from None
+    parsed = parse_json(str(meta), f"{where}: meta", InvalidGameFileError)
     found = parsed.get("format") if isinstance(parsed, dict) else None
     if type(found) is not int or found != FORMAT:
         raise InvalidGameFileError(f"{where} has an unknown format: {short_repr(parsed)}")
@@ -331,19 +332,19 @@ def _settings(meta: NDArray[Any], where: str) -> dict[str, Any]:
     if settings["sample"] not in SAMPLES:
         raise refuse("sample", f"one of {SAMPLES}")
     seed = settings["seed"]
-    parts = seed if isinstance(seed, list) and seed else [seed]
-    if not all(_natural(part, 0) for part in parts):
-        raise refuse("seed", "an integer >= 0 or a list of them")
-    if not _natural(settings["chunk_size"], 1):
-        raise refuse("chunk_size", "an integer >= 1")
-    if isinstance(seed, list):
-        settings["seed"] = tuple(seed)
+    seed = tuple(seed) if isinstance(seed, list) else seed
+    try:
+        if seed is None:  # (fresh entropy: nothing to replay)
+            raise InvalidBoardError("no seed")
+        make_seed_sequence(seed)
+    except (InvalidBoardError, InvalidTypeError):
+        raise refuse("seed", "an integer >= 0 or a list of them") from None
+    settings["seed"] = seed
+    try:
+        check_at_least(settings["chunk_size"], "chunk_size", 1)
+    except (InvalidBoardError, InvalidTypeError):
+        raise refuse("chunk_size", "an integer >= 1") from None
     return settings
-
-
-def _natural(value: Any, low: int) -> bool:
-    """Whether a JSON value is an integer (not a bool) of at least ``low``."""
-    return type(value) is int and value >= low
 
 
 def _check_arrays(arrays: dict[str, Any], settings: dict[str, Any], where: str) -> None:

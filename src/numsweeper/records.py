@@ -40,7 +40,6 @@ import io
 import json
 import math
 import os
-import stat
 import uuid
 import zipfile
 from pathlib import Path
@@ -51,7 +50,15 @@ from numpy.typing import NDArray
 
 from . import _validate
 from ._rules import GameArrays
-from ._validate import NPZ_ERRORS, SEED_BITS, check_board, dims_text, short_repr
+from ._validate import (
+    NPZ_ERRORS,
+    SEED_BITS,
+    check_board,
+    check_regular_file,
+    dims_text,
+    parse_json,
+    short_repr,
+)
 from .errors import InvalidBoardError, InvalidGameFileError, InvalidTypeError, MinesweeperError
 from .game import MOVE_KINDS, Game, GameState, Move, elapsed_time
 from .placement import FixedPlacement, MinePlacementStrategy, RandomPlacement
@@ -344,11 +351,7 @@ def load_game(path: str | os.PathLike[str]) -> Game:
         )
     raw = _read(target)
     if suffix == ".json":
-        try:
-            data = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-            raise InvalidGameFileError(f"{target.name} is not valid JSON: {exc}") from None
-        return game_from_dict(data)
+        return game_from_dict(parse_json(raw, target.name, InvalidGameFileError))
     return _from_npz(raw, target.name)
 
 
@@ -359,12 +362,10 @@ def _read(target: Path) -> bytes:
     refused before it is opened, and a file larger than a quarter of the
     machine's memory before it is read.
     """
-    info = target.stat()  # (OSError if missing or unreadable; open() refuses a folder)
-    if not (stat.S_ISREG(info.st_mode) or stat.S_ISDIR(info.st_mode)):
-        raise InvalidGameFileError(f"{target.name} is not a regular file")
+    size = check_regular_file(target, InvalidGameFileError)
     limit = _validate.memory_bytes() // 4
     with target.open("rb") as file:  # (at most one byte more than the file held when asked)
-        raw = file.read(min(info.st_size, limit) + 1)
+        raw = file.read(min(size, limit) + 1)
     if len(raw) > limit:
         raise InvalidGameFileError(
             f"{target.name} holds more than {limit:,} bytes, a quarter of this machine's memory"
@@ -433,11 +434,7 @@ def _from_npz(raw: bytes, name: str) -> Game:
         if "header" not in members:
             raise InvalidGameFileError(f"{name} has no header")
         text = _member(archive, members["header"], np.uint8, 1 << 24).tobytes()
-        try:
-            data = json.loads(text.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-            raise InvalidGameFileError(f"{name}'s header is not valid JSON: {exc}") from None
-        header = _check_header(data)
+        header = _check_header(parse_json(text, f"{name}'s header", InvalidGameFileError))
         rows, cols = header["rows"], header["cols"]
         packed = -(-rows * cols // 8)
 

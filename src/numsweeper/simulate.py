@@ -35,8 +35,10 @@ from ._validate import (
     check_at_least,
     check_board,
     check_int,
+    check_regular_file,
     count_text,
     make_seed_sequence,
+    parse_json,
     root_seed_sequence,
     rule_text,
     short_repr,
@@ -225,17 +227,14 @@ def _read_csv(
     """A table that :meth:`SimulationResult.to_csv` wrote, and its ``#`` metadata."""
     meta: dict[str, Any] = {}
     body = []
+    check_regular_file(path, InvalidBoardError)
     try:
         with open(path, newline="", encoding="utf-8") as handle:
             for line in handle:
                 if line.startswith("# "):
                     key, _, value = line[2:].partition(": ")
-                    try:
-                        meta[key] = json.loads(value)
-                    except ValueError:
-                        raise InvalidBoardError(
-                            f"{str(path)!r}: metadata line {key!r} is not JSON"
-                        ) from None
+                    what = f"{str(path)!r}: metadata line {key!r}"
+                    meta[key] = parse_json(value, what, InvalidBoardError)
                 else:
                     body.append(line)
     except UnicodeDecodeError as exc:
@@ -965,6 +964,7 @@ class SimulationResult:
         parquet = _need("pyarrow.parquet", "from_parquet")
 
         def read(target: str, dtype: np.dtype[Any]) -> tuple[NDArray[np.void], dict[str, Any]]:
+            check_regular_file(target, InvalidBoardError)
             try:
                 table = parquet.read_table(target)
             except ValueError as exc:  # (pyarrow's ArrowInvalid; a missing file is an OSError)
@@ -980,12 +980,7 @@ class SimulationResult:
             out = np.zeros(table.num_rows, dtype=dtype)
             for name in names:
                 out[name] = _column(table.column(name).to_numpy(), dtype[name], target, name)
-            try:
-                return out, json.loads(raw)
-            except ValueError:
-                raise InvalidBoardError(
-                    f"{target!r}: its numsweeper metadata is not JSON"
-                ) from None
+            return out, parse_json(raw, f"{target!r}: its numsweeper metadata", InvalidBoardError)
 
         records, meta = read(str(path), RECORD_DTYPE)
         result = cls._with_metadata(records, meta, str(path))
