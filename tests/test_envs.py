@@ -78,7 +78,11 @@ def test_sizes_by_hand_and_default() -> None:
     ("kwargs", "error", "match"),
     [
         ({"preset": "huge"}, ns.InvalidBoardError, "unknown preset 'huge'"),
-        ({"preset": ["beginner"]}, ns.InvalidBoardError, r"unknown preset \['beginner'\]"),
+        (
+            {"preset": ["beginner"]},
+            ns.InvalidBoardError,
+            r"unknown preset \['beginner'\]",
+        ),
         ({"preset": "expert", "rows": 3}, ns.InvalidBoardError, "not both .preset='expert'"),
         ({"rows": 3, "cols": 3}, ns.InvalidBoardError, "give all of .*mines=None"),
         ({"rows": 3, "cols": 3, "mines": 9}, ns.InvalidBoardError, "mines must be in"),
@@ -692,6 +696,13 @@ def test_a_vector_reset_takes_numpy_seeds() -> None:
     envs.reset(seed=np.array([3, 4]))
     twin.reset(seed=[3, None])
     twin.reset(seed=[None, 4], options={"reset_mask": np.array([False, True])})
+    same_games(envs, twin)
+    # one number as a 0-d array, and seeds from any iterable, as plain ones
+    envs.reset(seed=np.array(7))
+    twin.reset(seed=7)
+    same_games(envs, twin)
+    envs.reset(seed=(s for s in (5, 6)))
+    twin.reset(seed=[5, 6])
     same_games(envs, twin)
 
 

@@ -301,9 +301,15 @@ def check_first_click_fits(rows: int, cols: int, mines: int, rule: str | None) -
 
 
 def preset_dims(name: Any) -> tuple[int, int, int]:
-    """``(rows, cols, mines)`` of a named preset; ValueError lists the valid names."""
+    """``(rows, cols, mines)`` of a named preset; InvalidBoardError lists the valid names.
+
+    (A name that is not a string is an unknown name too: a ValueError, as
+    it always was.)
+    """
     if not isinstance(name, str) or name not in PRESETS:
-        raise InvalidBoardError(f"unknown preset {name!r}; choose one of {', '.join(PRESETS)}")
+        raise InvalidBoardError(
+            f"unknown preset {short_repr(name)}; choose one of {', '.join(PRESETS)}"
+        )
     return PRESETS[name]
 
 

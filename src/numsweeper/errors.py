@@ -78,7 +78,7 @@ class InvalidGameFileError(InvalidBoardError):
 
 
 class InvalidTypeError(MinesweeperError, TypeError):
-    """An argument of the wrong type: a float for a coordinate, a wrong dtype, a list for a name.
+    """An argument of the wrong type: a float for a coordinate, a wrong dtype, not a Game.
 
     It is also a :class:`TypeError`, which such mistakes raised before it
     existed; the message names the argument and the value given.

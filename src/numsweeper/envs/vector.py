@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -419,15 +419,17 @@ def _slot_seeds(seed: Any, n: int) -> list[int | None]:
     """The seed of each of ``n`` slots, every one checked: ``seed + i``, or a list's own."""
     if seed is None:
         return [None] * n
+    if isinstance(seed, np.ndarray) and seed.ndim == 0:  # (one number, as an array)
+        seed = seed.item()
     if isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)):
         first = check_seed(seed)
         assert first is not None
         return [first + i for i in range(n)]
-    if isinstance(seed, (str, bytes)) or not isinstance(seed, (Sequence, np.ndarray)):
+    if isinstance(seed, (str, bytes, dict)) or not isinstance(seed, Iterable):
         raise InvalidTypeError(
             f"seed must be None, an integer >= 0 or a list of one per game, got {short_repr(seed)}"
         )
-    seeds = list(seed)
+    seeds = list(seed)  # (any iterable, as before: a generator too)
     if len(seeds) != n:
         raise InvalidBoardError(
             f"give one seed per game ({n}), got {len(seeds)}: {short_repr(seed)}"

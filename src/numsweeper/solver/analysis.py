@@ -45,7 +45,7 @@ from numpy.typing import NDArray
 
 from .._constants import FLAG, HIDDEN
 from .._kernels import adjacent_counts
-from .._validate import check_at_least, check_int, check_visible, count_text
+from .._validate import check_at_least, check_int, check_visible, count_text, short_repr
 from ..errors import InvalidBoardError, InvalidTypeError
 from ..game import Game, GameState, Snapshot
 from .components import Counts, Memory, count_frontier, merged
@@ -956,7 +956,7 @@ class _Given:
         given = [(int(r), int(c)) for r, c in given]
         shape, cols = self.shape, self.cells.shape[1]
         if len(set(given)) != len(given):
-            raise ValueError(f"the given cells repeat: {sorted(given)}")
+            raise InvalidBoardError(f"the given cells repeat: {short_repr(sorted(given))}")
         m = self.total - len(given)
         sizes = shape.sizes.copy()
         need = self.need.copy()
@@ -966,7 +966,7 @@ class _Given:
             i = bisect.bisect_left(self.front, r * cols + c)
             on_board = 0 <= r < self.cells.shape[0] and 0 <= c < cols
             if not on_board or i == len(self.front) or self.front[i] != r * cols + c:
-                raise ValueError(f"cell ({r}, {c}) is not on the frontier")
+                raise InvalidBoardError(f"cell ({r}, {c}) is not on the frontier")
             g = self.group_of[i]
             sizes[g] -= 1
             changed[g] = True
