@@ -334,11 +334,11 @@ def _settings(meta: NDArray[Any], where: str) -> dict[str, Any]:
     seed = settings["seed"]
     seed = tuple(seed) if isinstance(seed, list) else seed
     try:
-        if seed is None:  # (fresh entropy: nothing to replay)
-            raise InvalidBoardError("no seed")
         make_seed_sequence(seed)
     except (InvalidBoardError, InvalidTypeError):
-        raise refuse("seed", "an integer >= 0 or a list of them") from None
+        seed = None
+    if seed is None:  # (None would be fresh entropy: nothing to replay)
+        raise refuse("seed", "an integer >= 0 or a list of them")
     settings["seed"] = seed
     try:
         check_at_least(settings["chunk_size"], "chunk_size", 1)

@@ -22,7 +22,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from .._validate import check_at_least, short_repr
+from .._validate import check_at_least, parse_json, short_repr
 from ..errors import InvalidBoardError, InvalidTypeError
 
 __all__ = ["ENVIRONMENT_VARIABLE", "Settings", "database_url", "default_database"]
@@ -129,10 +129,7 @@ class Settings:
             ...
         numsweeper.errors.InvalidBoardError: max_players must be >= 1, got 0
         """
-        try:
-            data = json.loads(text)
-        except (ValueError, RecursionError) as exc:
-            raise InvalidBoardError(f"settings are not valid JSON: {exc}"[:300]) from None
+        data = parse_json(text, "settings", InvalidBoardError)
         fields = {f.name for f in dataclasses.fields(cls)}
         if not isinstance(data, dict) or not set(data) <= fields or "database" not in data:
             raise InvalidBoardError(
