@@ -15,6 +15,7 @@ from numpy.typing import NDArray
 import numsweeper as ns
 from numsweeper._kernels import adjacent_counts
 from numsweeper.solver import MAX_STATES, Analyzer, analyze
+from numsweeper.solver.analysis import _Prober
 from numsweeper.solver.structure import frontier
 
 H, F = int(ns.HIDDEN), int(ns.FLAG)
@@ -290,10 +291,27 @@ def exact_probabilities(cells: NDArray[np.int8], mines: int) -> NDArray[np.float
     return probs.reshape(cells.shape)
 
 
-def test_probabilities_are_the_floats_nearest_the_exact_ratios() -> None:
+@pytest.mark.parametrize("compiled", [True, False])
+def test_probabilities_are_the_floats_nearest_the_exact_ratios(
+    compiled: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # Expert mid-game positions and dense strips, where the ratios are far
     # from exact binary fractions: every probability must be the correctly
-    # rounded exact value, bit for bit (no float sums or products).
+    # rounded exact value, bit for bit (no float sums or products), whether
+    # a component's groups are summed in int64 by the kernel (where the
+    # layouts are few enough) or in Python integers.
+    from numsweeper.solver import analysis
+
+    calls = [0]
+    kernel = analysis.group_shares
+
+    def counted(*args: Any) -> None:
+        calls[0] += 1
+        kernel(*args)
+
+    monkeypatch.setattr(analysis, "group_shares", counted)
+    if not compiled:
+        monkeypatch.setattr(analysis, "_SMALL_GRAND", 0)
     rng = np.random.default_rng(31)
     inexact = 0
     for i in range(300):
@@ -314,6 +332,7 @@ def test_probabilities_are_the_floats_nearest_the_exact_ratios() -> None:
         np.testing.assert_array_equal(got, want)
         inexact += int(np.count_nonzero((want * 2**20) % 1 > 0))
     assert inexact > 3000
+    assert (calls[0] > 50) if compiled else calls[0] == 0, calls
 
 
 def test_component_cache_hits_match_fresh_counts() -> None:
@@ -547,7 +566,10 @@ def test_prober_gives_exactly_what_analyze_gives() -> None:
         before = cells.copy()
         max_states = int(rng.choice([3, ns.solver.MAX_STATES]))
         engine = Analyzer()
-        prober = engine.prober(cells, mines, (r, c), max_states)
+        if i % 3 == 1:  # the policy's own: its position needs no checks
+            prober = _Prober(engine, cells, mines, (r, c), max_states, checked=True)
+        else:
+            prober = engine.prober(cells, mines, (r, c), max_states)
         # half the time the prober counts first, each number from an empty memory
         first = i % 4 >= 2  # (large boards too: i % 10 == 0)
         for n in range(9):

@@ -48,7 +48,8 @@ from .._kernels import adjacent_counts
 from .._validate import check_at_least, check_int, check_visible, count_text, short_repr
 from ..errors import InvalidBoardError, InvalidTypeError
 from ..game import Game, GameState, Snapshot
-from .components import Counts, Memory, count_frontier, merged
+from ._jit import frozen
+from .components import Counts, Memory, count_frontier, group_shares, merged
 from .counting import Poly, convolve, long_ints, middle
 from .structure import Frontier, frontier
 
@@ -65,6 +66,9 @@ _STRUCTURE_CELLS = 4_000_000
 #: Past this many groups in components of a single mine total, their
 #: probabilities are computed as arrays rather than group by group.
 _MANY = 256
+#: Below this many (weighted) layouts, a component's group probabilities are
+#: exact in int64 and floats (:func:`~numsweeper.solver.components.group_shares`).
+_SMALL_GRAND = 2**50
 
 
 class Analysis:
@@ -791,16 +795,15 @@ def _probabilities(counted: _Counted) -> Analysis:
     u = shape.unconstrained
     n_groups = len(shape.sizes)
     # Certainty is decided on the exact integers, never on rounded floats.
-    # (Per group, in Python lists, unless there are many groups of single
-    # components: a huge board's are done as arrays.)
     single = counts.single_groups
-    many = len(single) > _MANY
-    group_p: Any = np.full(n_groups, np.nan) if many else [math.nan] * n_groups
-    group_safe: Any = np.zeros(n_groups, dtype=bool) if many else [False] * n_groups
-    group_mine: Any = np.zeros(n_groups, dtype=bool) if many else [False] * n_groups
+    group_p = np.empty(n_groups)
+    group_p.fill(np.nan)
+    group_safe = np.zeros(n_groups, dtype=bool)
+    group_mine = np.zeros(n_groups, dtype=bool)
     sizes = shape.size_list
-    if many and counts.single_den.max() < 2**50:  # every value, times a size, exact as a float
-        # a component of one total: its groups' ratios are their own
+    if len(single) > _MANY and counts.single_den.max() < 2**50:
+        # a component of one total: its groups' ratios are their own (every
+        # value, times a size, exact as a float)
         nums, wholes = counts.single_num, counts.single_den * shape.sizes[single]
         group_p[single] = nums / wholes
         group_safe[single] = nums == 0
@@ -814,20 +817,24 @@ def _probabilities(counted: _Counted) -> Analysis:
             group_mine[g] = num == whole
     grand = combined.grand
     for comp, context in zip(counts.components, combined.contexts, strict=True):
+        if grand < _SMALL_GRAND and comp.marginals.dtype == np.int64 and max(context) < 2**63:
+            # every sum fits int64 and every ratio's terms a float: compiled
+            weights = frozen(np.array(context, dtype=np.int64))
+            groups = frozen(np.array(comp.groups, dtype=np.int64))
+            marginals = frozen(comp.marginals)
+            out = group_p, group_safe, group_mine
+            group_shares(marginals, weights, groups, shape.sizes, grand, *out)
+            continue
         row: list[int]
-        weights = long_ints(context)  # (GMP's, on a huge tangled board)
+        long_weights = long_ints(context)  # (GMP's, on a huge tangled board)
         for g, row in zip(comp.groups, comp.marginals.tolist(), strict=True):
-            num = int(sum(map(operator.mul, row, weights)))
+            num = int(sum(map(operator.mul, row, long_weights)))
             whole = grand * sizes[g]
             group_p[g] = num / whole
             group_safe[g] = num == 0
             group_mine[g] = num == whole
     group_of = shape.group_of
-    front = (
-        np.asarray(group_p, dtype=np.float64)[group_of],
-        np.asarray(group_safe, dtype=bool)[group_of],
-        np.asarray(group_mine, dtype=bool)[group_of],
-    )
+    front = group_p[group_of], group_safe[group_of], group_mine[group_of]
     off = math.nan, False, False
     if u:
         low = combined.low
@@ -875,8 +882,11 @@ class _Prober:
         mines: int,
         cell: tuple[int, int],
         max_states: int = MAX_STATES,
+        *,
+        checked: bool = False,
     ) -> None:
-        cells, total = _coerce(cells, mines)
+        # (checked: the caller's own position, an int8 grid it has analysed)
+        cells, total = (cells, mines) if checked else _coerce(cells, mines)
         self.engine = engine
         self.cells, self.total, self.cell, self.max_states = cells.copy(), total, cell, max_states
         self.cells[cell] = 0
@@ -891,7 +901,10 @@ class _Prober:
         at = int(np.searchsorted(shape.con_flat, flat))
         self.at = at if at < len(shape.con_flat) and shape.con_flat[at] == flat else -1
         # the part the number changes, and the others' counts (on first use)
-        self.own = [int(shape.part_of[self.at])] if self.at >= 0 else []
+        self.own = []
+        if self.at >= 0:  # (the parts list their numbers between the bounds cuts)
+            place = int(np.flatnonzero(shape.numbers == self.at)[0])
+            self.own = [bisect.bisect_right(shape.cut_list, place) - 1]
         self.rest: Counts | None = None
         self.whole = False  # count every part for every number
 

@@ -18,10 +18,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from numba import types as nt
 from numpy.typing import NDArray
 
 from ..errors import InvalidBoardError
-from ._jit import frozen
+from ._jit import frozen, kernel, readonly
 from .counting import (
     EMPTY,
     OK,
@@ -35,7 +36,7 @@ from .counting import (
 )
 from .structure import Frontier, split_and_order
 
-__all__ = ["Component", "Counts", "Memory", "count_frontier", "merged"]
+__all__ = ["Component", "Counts", "Memory", "count_frontier", "group_shares", "merged"]
 
 _INT62 = 2**62  # caps the guard passed to the kernel (int64)
 _NONE = np.zeros(0, dtype=np.int64)
@@ -446,3 +447,47 @@ def _banded(polynomial: Poly, marginals: list[Poly]) -> tuple[int, list[int], ND
         for m, x in marg.items():
             band[i, m - low] = x
     return low, [polynomial.get(m, 0) for m in range(low, high + 1)], band
+
+
+# -- kernels ------------------------------------------------------------------
+
+
+@kernel(
+    readonly(nt.int64[:, ::1]),
+    readonly(nt.int64[::1]),
+    readonly(nt.int64[::1]),
+    readonly(nt.int64[::1]),
+    nt.int64,
+    nt.float64[::1],
+    nt.boolean[::1],
+    nt.boolean[::1],
+)
+def group_shares(
+    marginals: NDArray[np.int64],
+    weights: NDArray[np.int64],
+    groups: NDArray[np.int64],
+    sizes: NDArray[np.int64],
+    grand: int,
+    p: NDArray[np.float64],
+    safe: NDArray[np.bool_],
+    mine: NDArray[np.bool_],
+) -> None:
+    """The mine probability of each group of one component, in int64.
+
+    Group ``groups[i]`` holds ``num = marginals[i] . weights`` mines over
+    ``grand * sizes[g]`` cell-layouts: ``p[g]`` is their ratio, ``safe[g]``
+    and ``mine[g]`` whether it is 0 or 1 exactly.  The caller makes sure
+    that ``8 * grand < 2**53``: every ``num`` is at most ``sizes[g] * grand``
+    (at most 8 cells a group), so no sum wraps and both integers convert to
+    floats exactly, and their quotient is the correctly rounded ratio that
+    Python's integer division gives.
+    """
+    for i in range(groups.shape[0]):
+        num = 0
+        for k in range(weights.shape[0]):
+            num += marginals[i, k] * weights[k]
+        g = groups[i]
+        whole = grand * sizes[g]
+        p[g] = num / whole
+        safe[g] = num == 0
+        mine[g] = num == whole

@@ -376,6 +376,8 @@ def hill_guess(
     hidden = cells < 0
     hidden_nb = adjacent_counts(hidden)
     off0 = clickable & (adjacent_counts(~hidden) == 0)
+    # the first few such cells: a window of 9 cells holds at most 9 of them
+    off_first = [(x, y, x * cells.shape[1] + y) for x, y in np.argwhere(off0)[:10].tolist()]
     influence = _Influence(engine, cells, mines, a, max_states)
     # A clicked cell shows its certain mines plus some of its undecided
     # neighbours: numbers outside that range need no analysis.
@@ -413,9 +415,8 @@ def hill_guess(
                 if record is not None:
                     record[r, c] = "skip"
                 continue
-        rest = off0.copy()
-        rest[max(r - 1, 0) : r + 2, max(c - 1, 0) : c + 2] = False
-        off_at = int(np.argmax(rest)) if rest.any() else -1
+        # the first of those cells not next to the click (-1 if none)
+        off_at = next((f for x, y, f in off_first if abs(x - r) > 1 or abs(y - c) > 1), -1)
         probe = cells.copy()
         # Look at the likeliest numbers first (nearest the expected one):
         # they decide soonest whether the click can still win.

@@ -78,7 +78,7 @@ from ..errors import (
     OutOfBoundsError,
 )
 from ..game import Game, GameState, Snapshot
-from .analysis import MAX_STATES, Analysis, Analyzer, _coerce
+from .analysis import MAX_STATES, Analysis, Analyzer, _coerce, _Prober
 from .endgame import best_click
 from .guess import forced_pair, hill_guess, lookahead_guess, quick_guess
 from .local import _local_rules
@@ -479,7 +479,8 @@ class SolverPolicy:
             a = self._analyzed(probe, mines)
             if a is None:
                 if not shown:
-                    shown.append(self._engine.prober(cells, mines, cell, self.max_states))
+                    engine, states = self._engine, self.max_states
+                    shown.append(_Prober(engine, cells, mines, cell, states, checked=True))
                 a = shown[0](n)
                 self._keep(probe, mines, a)
             return a
