@@ -392,6 +392,44 @@ def test_explain_before_any_move_and_for_an_empty_batch() -> None:
     assert policy.explain()[0].shape == (0,)
 
 
+def test_remembered_safe_cells_match_a_plain_reference() -> None:
+    # _KnownSafe compares positions a word at a time: against the plain rule
+    # (every number an entry saw shows the same here, same mine total), on
+    # boards whose sizes are not whole words, with entries that fit, entries
+    # from other positions and entries overwritten when the memory wraps.
+    from numsweeper.solver.policy import _KnownSafe
+
+    rng = np.random.default_rng(8)
+    checked = found = 0
+    for rows, cols in [(9, 9), (5, 13), (16, 30), (1, 3)]:
+        known = _KnownSafe()
+        entries: list[tuple[NDArray[np.int8], int, list[tuple[int, int]]]] = []
+        for _ in range(300):
+            base = rng.integers(-2, 9, size=(rows, cols)).astype(np.int8)
+            if entries and rng.random() < 0.5:  # an entry that a later position extends
+                base = entries[int(rng.integers(len(entries)))][0].copy()
+            seen = np.where(rng.random((rows, cols)) < 0.5, base, H).astype(np.int8)
+            mines = int(rng.integers(1, 3))
+            safe = [(int(r), int(c)) for r, c in np.argwhere(seen == H)[:3].tolist()] or [(0, 0)]
+            known.add(seen, mines, safe)
+            entries = (entries + [(seen, mines, safe)])[-len(known.mines) :]
+            here = np.where(rng.random((rows, cols)) < 0.3, H, base).astype(np.int8)
+            for m in (1, 2):
+                want = None
+                fitting = [
+                    safe
+                    for seen_e, m_e, safe in entries
+                    if m_e == m and ((seen_e < 0) | (seen_e == here)).all()
+                ]
+                open_ = [rc for safe in fitting for rc in safe if here[rc] == H]
+                if open_:
+                    want = min(open_)
+                    found += 1
+                assert known.find(here, m) == want
+                checked += 1
+    assert checked == 2400 and found > 300, found
+
+
 def test_remembered_safe_cells_are_safe_and_need_a_compatible_position() -> None:
     rng = np.random.default_rng(21)
     used = 0

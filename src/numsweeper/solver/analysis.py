@@ -891,7 +891,7 @@ class _Prober:
         self.cells, self.total, self.cell, self.max_states = cells.copy(), total, cell, max_states
         self.cells[cell] = 0
         revealed = self.cells >= 0
-        self.shape = shape = engine.structure(~revealed, revealed)
+        self.shape = shape = frontier(~revealed, revealed)
         # every other number can be met (the cell's own 0 can)
         self.fine = not (revealed & (self.cells > shape.free_grid)).any()
         self.free = int(shape.free_grid[cell])

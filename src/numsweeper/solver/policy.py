@@ -599,18 +599,31 @@ class _KnownSafe:
 
     def __init__(self) -> None:
         self.shape: tuple[int, ...] = ()
-        self.shown = np.zeros((0, 0), dtype=np.int8)  # numbers, -1 elsewhere
+        # per entry, its numbers (0 elsewhere) and a mask of 0xFF bytes where
+        # they are, both padded to whole 64-bit words: a position fits where
+        # (numbers ^ its cells) & mask is 0 in every word
+        self.shown = np.zeros((0, 0), dtype=np.uint64)
+        self.mask = np.zeros((0, 0), dtype=np.uint64)
         self.safe = np.zeros((0, 0), dtype=bool)
         self.mines = np.zeros(0, dtype=np.int64)
         self.next = 0
 
+    @staticmethod
+    def _words(flat: NDArray[np.int8], words: int) -> NDArray[np.uint8]:
+        """``flat``'s bytes, zero-padded to ``words`` 64-bit words."""
+        out = np.zeros(8 * words, dtype=np.uint8)
+        out[: flat.size] = flat.view(np.uint8)
+        return out
+
     def add(self, cells: NDArray[np.int8], mines: int, safe: list[tuple[int, int]]) -> None:
         """Remember that ``safe`` cells are certainly safe in ``cells``."""
         flat = cells.reshape(-1)
+        words = -(-flat.size // 8)
         if cells.shape != self.shape:
-            size = min(256, _MEMORY_CELLS // (2 * flat.size))
+            size = min(256, _MEMORY_CELLS // (3 * flat.size))
             self.shape = cells.shape
-            self.shown = np.full((size, flat.size), -1, dtype=np.int8)
+            self.shown = np.zeros((size, words), dtype=np.uint64)
+            self.mask = np.zeros((size, words), dtype=np.uint64)
             self.safe = np.zeros((size, flat.size), dtype=bool)
             self.mines = np.full(size, -1, dtype=np.int64)
             self.next = 0
@@ -618,7 +631,9 @@ class _KnownSafe:
             return
         i = self.next
         self.next = (i + 1) % len(self.mines)
-        self.shown[i] = np.where(flat >= 0, flat, -1)
+        number = self._words((flat >= 0).view(np.int8) * np.int8(-1), words)  # 0xFF at numbers
+        self.mask[i] = number.view(np.uint64)
+        self.shown[i] = (self._words(flat, words) & number).view(np.uint64)
         self.safe[i] = False
         rc = np.array(safe, dtype=np.intp)
         self.safe[i, rc[:, 0] * cells.shape[1] + rc[:, 1]] = True
@@ -629,7 +644,8 @@ class _KnownSafe:
         flat = cells.reshape(-1)
         if cells.shape != self.shape or not len(self.mines):
             return None
-        fits = (self.mines == mines) & ((self.shown < 0) | (self.shown == flat)).all(axis=1)
+        here = self._words(flat, self.shown.shape[1]).view(np.uint64)
+        fits = (self.mines == mines) & ~((self.shown ^ here) & self.mask).any(axis=1)
         if not fits.any():
             return None
         open_ = self.safe[fits].any(axis=0) & (flat == HIDDEN)
