@@ -838,7 +838,7 @@ def time_split(games: int) -> dict[str, float]:
         (policy.SolverPolicy, "_choose", "choose"),
         (policy, "hill_guess", "guess"),
         (analysis._Prober, "__call__", "probe"),
-        (analysis.Analyzer, "prober", "prober"),
+        (analysis._Prober, "__init__", "prober"),
         (guess._Influence, "factor", "influence factor"),
         (guess._Influence, "patterns", "patterns"),
         (analysis, "_probabilities", "probabilities"),
