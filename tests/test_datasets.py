@@ -335,6 +335,38 @@ def test_load_never_unpickles(tmp_path: Path, small_arrays: dict[str, Any]) -> N
     assert UNPICKLED == []
 
 
+def test_a_file_that_unpacks_past_memory_is_refused_unread(
+    tmp_path: Path, small_arrays: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A few compressed kilobytes can claim megabytes (or gigabytes): the
+    # sizes the archive declares are checked against a quarter of memory
+    # before any member is unpacked.
+    import tracemalloc
+
+    from numsweeper import datasets
+
+    arrays = {name: value for name, value in small_arrays.items() if name != "meta"}
+    meta = np.array(json.dumps(small_arrays["meta"]))
+    good, bomb = tmp_path / "good.npz", tmp_path / "bomb.npz"
+    np.savez_compressed(good, meta=meta, **arrays)
+    np.savez_compressed(bomb, meta=meta, **(arrays | {"probabilities": np.zeros(6_000_000)}))
+    assert bomb.stat().st_size < 200_000  # 48 MB of zeros, compressed
+    monkeypatch.setattr(datasets, "memory_bytes", lambda: 40_000_000)  # a quarter: 10 MB
+    assert len(load_positions(good)) == 5
+    tracemalloc.start()
+    try:
+        with pytest.raises(
+            ns.InvalidGameFileError,
+            match=r"bomb\.npz' unpacks to 48,00\d,\d{3} bytes, more than a quarter of this "
+            r"machine's memory \(10,000,000\)",
+        ):
+            load_positions(bomb)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 5_000_000, peak
+
+
 @pytest.mark.parametrize("compressed", [True, False])
 def test_damaged_files_are_refused_with_our_error(tmp_path: Path, compressed: bool) -> None:
     # Truncated, or with one byte flipped here and there: every such file

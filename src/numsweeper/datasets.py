@@ -96,6 +96,7 @@ from ._validate import (
     check_regular_file,
     check_visible,
     make_seed_sequence,
+    memory_bytes,
     parse_json,
     root_seed_sequence,
     short_repr,
@@ -259,7 +260,8 @@ def load_positions(path: str | os.PathLike[str]) -> Positions:
     InvalidGameFileError
         For every kind of bad file, naming the file and what is wrong: not an
         ``.npz`` archive, damaged data, an unknown format, a missing or bad
-        setting, arrays of the wrong type or shape, values out of range.
+        setting, arrays of the wrong type or shape, values out of range,
+        or arrays that would unpack past a quarter of the machine's memory.
     OSError
         If the file cannot be read (missing, a directory, no permission).
 
@@ -285,10 +287,22 @@ def load_positions(path: str | os.PathLike[str]) -> Positions:
         file.seek(0)
         try:
             with np.load(file, allow_pickle=False) as data:
+                # A member unpacks to at most the size the archive declares
+                # for it: refuse a file that would unpack past a quarter of
+                # memory (a few compressed megabytes can claim gigabytes).
+                claimed = sum(info.file_size for info in data.zip.infolist())
+                limit = memory_bytes() // 4
+                if claimed > limit:
+                    raise InvalidGameFileError(
+                        f"{where} unpacks to {claimed:,} bytes, more than a quarter of "
+                        f"this machine's memory ({limit:,})"
+                    )
                 found = set(data.files)
                 arrays: dict[str, Any] = {
                     name: data[name] for name in ("meta", *_ARRAYS) if name in found
                 }
+        except InvalidGameFileError:
+            raise
         except NPZ_ERRORS as exc:
             raise InvalidGameFileError(f"{where} is damaged: {exc}"[:300]) from None
     missing = [name for name in ("meta", *_ARRAYS) if name not in arrays]
