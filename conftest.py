@@ -9,6 +9,8 @@ extra.  CI installs every extra, so all of them run there.
 from __future__ import annotations
 
 import importlib.util
+import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -39,3 +41,12 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         module = _DOCTEST_EXTRAS.get(item.name)
         if module is not None and importlib.util.find_spec(module) is None:
             item.add_marker(pytest.mark.skip(reason=f"needs {module} (an optional extra)"))
+
+
+@pytest.fixture(autouse=True)
+def _doctest_temp_files(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Files the examples write (``tempfile.mkdtemp()``) go under pytest's own
+    temporary folder, which pytest cleans up, not loose in the system's."""
+    if type(request.node).__name__ == "DoctestItem":
+        folder: Path = request.getfixturevalue("tmp_path")
+        monkeypatch.setattr(tempfile, "tempdir", str(folder))
