@@ -430,6 +430,19 @@ def test_remembered_safe_cells_match_a_plain_reference() -> None:
     assert checked == 2400 and found > 300, found
 
 
+@pytest.mark.parametrize(
+    ("rows", "cols", "entries"), [(16, 30, 256), (100, 100, 200), (1000, 1000, 2), (1500, 1500, 0)]
+)
+def test_remembered_safe_cells_keep_their_entries(rows: int, cols: int, entries: int) -> None:
+    # Which entries are still held decides which safe cell comes first, so
+    # the memory's size per board is part of the moves: pinned.
+    from numsweeper.solver.policy import _KnownSafe
+
+    known = _KnownSafe()
+    known.add(np.full((rows, cols), H, dtype=np.int8), 1, [(0, 0)])
+    assert len(known.mines) == entries
+
+
 def test_remembered_safe_cells_are_safe_and_need_a_compatible_position() -> None:
     rng = np.random.default_rng(21)
     used = 0

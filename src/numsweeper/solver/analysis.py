@@ -817,6 +817,7 @@ def _probabilities(counted: _Counted) -> Analysis:
             group_mine[g] = num == whole
     grand = combined.grand
     for comp, context in zip(counts.components, combined.contexts, strict=True):
+        assert len(context) == comp.marginals.shape[1]  # (a weight per mine total)
         if grand < _SMALL_GRAND and comp.marginals.dtype == np.int64 and max(context) < 2**63:
             # every sum fits int64 and every ratio's terms a float: compiled
             weights = frozen(np.array(context, dtype=np.int64))

@@ -474,13 +474,19 @@ def group_shares(
 ) -> None:
     """The mine probability of each group of one component, in int64.
 
-    Group ``groups[i]`` holds ``num = marginals[i] . weights`` mines over
-    ``grand * sizes[g]`` cell-layouts: ``p[g]`` is their ratio, ``safe[g]``
-    and ``mine[g]`` whether it is 0 or 1 exactly.  The caller makes sure
-    that ``8 * grand < 2**53``: every ``num`` is at most ``sizes[g] * grand``
-    (at most 8 cells a group), so no sum wraps and both integers convert to
-    floats exactly, and their quotient is the correctly rounded ratio that
-    Python's integer division gives.
+    ``weights`` is the component's context (one weight per mine total, as
+    many as ``marginals`` has columns) and ``grand`` the layouts' weighted
+    sum.  Group ``groups[i]`` holds ``num = marginals[i] . weights`` mines
+    over ``grand * sizes[g]`` cell-layouts: ``p[g]`` is their ratio,
+    ``safe[g]`` and ``mine[g]`` whether it is 0 or 1 exactly.
+
+    The caller makes sure that ``8 * grand < 2**53``.  Since ``grand`` is
+    also ``sum(coeffs[k] * weights[k])`` over the component's own counts,
+    and a group of ``s <= 8`` cells has ``marginals[i, k] <= s * coeffs[k]``,
+    every product and partial sum is at most ``num <= s * grand`` (a huge
+    weight only ever meets a zero count): nothing wraps, both integers
+    convert to floats exactly, and their quotient is the correctly rounded
+    ratio that Python's integer division gives.
     """
     for i in range(groups.shape[0]):
         num = 0

@@ -620,7 +620,9 @@ class _KnownSafe:
         flat = cells.reshape(-1)
         words = -(-flat.size // 8)
         if cells.shape != self.shape:
-            size = min(256, _MEMORY_CELLS // (3 * flat.size))
+            # (three bytes a cell per entry, counted as two as before the
+            # mask: fewer entries on large boards would change moves)
+            size = min(256, _MEMORY_CELLS // (2 * flat.size))
             self.shape = cells.shape
             self.shown = np.zeros((size, words), dtype=np.uint64)
             self.mask = np.zeros((size, words), dtype=np.uint64)
