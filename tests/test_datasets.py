@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ from numpy.typing import NDArray
 import numsweeper as ns
 from numsweeper.datasets import Positions, iter_positions, load_positions, positions
 from reference import adjacent_counts
+from zip_bombs import npy_claiming_header, one_member_zip
 
 
 def first_hidden(
@@ -330,7 +332,9 @@ def test_load_never_unpickles(tmp_path: Path, small_arrays: dict[str, Any]) -> N
     arrays = {name: value for name, value in small_arrays.items() if name != "meta"}
     arrays["game"] = np.array([Payload()] * 5, dtype=object)
     np.savez(tmp_path / "pickle.npz", meta=np.array(json.dumps(small_arrays["meta"])), **arrays)
-    with pytest.raises(ns.InvalidGameFileError, match=r"pickle\.npz' is damaged: Object arrays"):
+    with pytest.raises(
+        ns.InvalidGameFileError, match=r"pickle\.npz' is damaged: game\.npy holds object: Object"
+    ):
         load_positions(tmp_path / "pickle.npz")
     assert UNPICKLED == []
 
@@ -365,6 +369,34 @@ def test_a_file_that_unpacks_past_memory_is_refused_unread(
     finally:
         tracemalloc.stop()
     assert peak < 5_000_000, peak
+
+
+@pytest.mark.parametrize(
+    ("payload", "method", "declared", "match"),
+    [
+        # bzip2 unpacks a whole block however little the member declares
+        (b"\x93NUMPY" + bytes(30_000_000), zipfile.ZIP_BZIP2, 128, "compressed with method 12"),
+        # numpy reads a header whole, in one read that zipfile inflates at once
+        (npy_claiming_header(30_000_000), zipfile.ZIP_DEFLATED, 5_000_000, "header longer than"),
+    ],
+    ids=["bzip2", "header"],
+)
+def test_members_that_unpack_past_their_declared_size_are_refused_unread(
+    tmp_path: Path, payload: bytes, method: int, declared: int, match: str
+) -> None:
+    import tracemalloc
+
+    bomb = tmp_path / "bomb.npz"
+    bomb.write_bytes(one_member_zip("meta.npy", payload, method, declared))
+    assert bomb.stat().st_size < 100_000
+    tracemalloc.start()
+    try:
+        with pytest.raises(ns.InvalidGameFileError, match=rf"bomb\.npz' is damaged: .*{match}"):
+            load_positions(bomb)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 5_000_000, peak  # (the old reader held 30 MB and more)
 
 
 @pytest.mark.parametrize("compressed", [True, False])

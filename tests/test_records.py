@@ -15,6 +15,7 @@ import zipfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from zipfile import ZIP_DEFLATED
 
 import numpy as np
 import pytest
@@ -24,6 +25,7 @@ from hypothesis import strategies as st
 import numsweeper as ns
 from numsweeper import _validate, records
 from reference import HAND_MINES, fixed_game
+from zip_bombs import npy_claiming_header, one_member_zip
 
 S = ns.GameState
 DATA = Path(__file__).parent / "data"
@@ -773,6 +775,26 @@ def test_huge_board_is_refused_before_allocating(side: int, tmp_path: Path) -> N
 
 
 # -- bad .npz archives ------------------------------------------------------------------
+
+
+def test_a_header_claiming_gigabytes_is_read_in_bounded_memory(tmp_path: Path) -> None:
+    # numpy reads a .npy header whole before checking its length, and zipfile
+    # inflates one read in one piece: a 30 KB member declaring 5 MB, whose
+    # header claims 2 GiB, made load_game hold 30 MB (and 1,000 times its
+    # size in general). The header is now read a chunk at a time, 64 KB at
+    # the most.
+    path = tmp_path / "bomb.npz"
+    bomb = one_member_zip("header.npy", npy_claiming_header(30_000_000), ZIP_DEFLATED, 5_000_000)
+    path.write_bytes(bomb)
+    assert path.stat().st_size < 100_000
+    tracemalloc.start()
+    try:
+        with pytest.raises(ns.InvalidGameFileError, match="header longer than 65,536 bytes"):
+            ns.load_game(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 5_000_000, peak
 
 
 class Detonator:

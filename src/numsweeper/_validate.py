@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import lzma
+import math
 import os
 import stat
 import struct
@@ -18,7 +19,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ._constants import FLAG, PRESETS
-from .errors import InvalidBoardError, InvalidTypeError, OutOfBoundsError
+from .errors import InvalidBoardError, InvalidGameFileError, InvalidTypeError, OutOfBoundsError
 
 FIRST_CLICK_RULES = (None, "safe", "opening")
 
@@ -357,3 +358,167 @@ def root_seed_sequence(seed: Any) -> np.random.SeedSequence:
     if isinstance(seed, np.random.Generator):
         return np.random.SeedSequence(int(seed.integers(0, 2**63)))
     return make_seed_sequence(seed)
+
+
+#: The compression methods np.savez and np.savez_compressed write.
+ZIP_METHODS = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED)
+#: Most bytes one read of a zip member asks for: zipfile inflates a member
+#: into a buffer as large as the read asks, whatever the member declares.
+_ZIP_READ = 1 << 16
+#: Most bytes a .npy member's magic and header may take (numpy writes a few
+#: hundred; its own reader checks its limit only after reading them all).
+_NPY_HEADER_MOST = 1 << 16
+
+
+def check_zip_member(info: zipfile.ZipInfo) -> None:
+    """Refuse an .npz member that numpy would not have written.
+
+    An encrypted member, or one compressed with bzip2 or LZMA (which zipfile
+    unpacks without bounding what one read returns), is refused with
+    :class:`~numsweeper.errors.InvalidGameFileError`.
+
+    Examples
+    --------
+    >>> import zipfile
+    >>> from numsweeper._validate import check_zip_member
+    >>> check_zip_member(zipfile.ZipInfo("a.npy"))  # stored: fine
+    >>> info = zipfile.ZipInfo("a.npy")
+    >>> info.compress_type = zipfile.ZIP_BZIP2
+    >>> check_zip_member(info)
+    Traceback (most recent call last):
+        ...
+    numsweeper.errors.InvalidGameFileError: member 'a.npy' is encrypted or compressed ...
+    """
+    if info.compress_type not in ZIP_METHODS or info.flag_bits & 1:
+        raise InvalidGameFileError(
+            f"member {info.filename!r} is encrypted or compressed with method "
+            f"{info.compress_type}; numpy writes stored or deflated members"[:300]
+        )
+
+
+class _Chunked:
+    """A zip member read at most ``_ZIP_READ`` bytes at a time, ``left`` in all."""
+
+    def __init__(self, stream: Any, left: int) -> None:
+        self.stream, self.left = stream, left
+
+    def read(self, n: int = -1) -> bytes:
+        want = self.left + 1 if n is None or n < 0 else min(n, self.left + 1)
+        parts: list[bytes] = []
+        got = 0
+        while got < want:
+            chunk = self.stream.read(min(_ZIP_READ, want - got))
+            if not chunk:
+                break
+            parts.append(chunk)
+            got += len(chunk)
+        if got > self.left:
+            raise ValueError(f"a .npy header longer than {_NPY_HEADER_MOST:,} bytes")
+        self.left -= got
+        return b"".join(parts)
+
+
+def read_npy(
+    archive: zipfile.ZipFile,
+    info: zipfile.ZipInfo,
+    most: int,
+    dtype: Any = None,
+    ndim: int | None = None,
+) -> NDArray[Any]:
+    """One array of an .npz archive, read in bounded memory, never unpickled.
+
+    The member's header is read and checked before its data: its .npy
+    version (1.0 or 2.0), its type and number of dimensions when ``dtype``
+    and ``ndim`` are given (any type but Python objects otherwise), and its
+    size, at most ``most`` bytes of data.  The data is then read a chunk at
+    a time, so a crafted member can make this hold no more than ``most``
+    bytes, however far it claims to unpack.
+
+    Parameters
+    ----------
+    archive : zipfile.ZipFile
+    info : zipfile.ZipInfo
+        The member, one of ``archive``'s.
+    most : int
+        The most bytes of data the member may hold.
+    dtype : numpy dtype, optional
+        The type the member must hold (little-endian on disk), returned as
+        the native one.
+    ndim : int, optional
+        The number of dimensions it must have (with ``dtype``).
+
+    Returns
+    -------
+    ndarray
+        A writable array.
+
+    Raises
+    ------
+    InvalidGameFileError
+        Naming the member, for every kind of bad member.
+
+    Examples
+    --------
+    >>> import io, zipfile
+    >>> import numpy as np
+    >>> from numsweeper._validate import read_npy
+    >>> buffer = io.BytesIO()
+    >>> np.savez_compressed(buffer, a=np.arange(6).reshape(2, 3))
+    >>> archive = zipfile.ZipFile(buffer)
+    >>> read_npy(archive, archive.getinfo("a.npy"), 1000).tolist()
+    [[0, 1, 2], [3, 4, 5]]
+    >>> read_npy(archive, archive.getinfo("a.npy"), 40)
+    Traceback (most recent call last):
+        ...
+    numsweeper.errors.InvalidGameFileError: a.npy claims 6 items, more than 5
+    """
+    key = info.filename
+    check_zip_member(info)
+    try:
+        with archive.open(info) as stream:
+            head = _Chunked(stream, _NPY_HEADER_MOST)
+            version = np.lib.format.read_magic(head)
+            if version == (1, 0):
+                shape, fortran, found = np.lib.format.read_array_header_1_0(head)
+            elif version == (2, 0):
+                shape, fortran, found = np.lib.format.read_array_header_2_0(head)
+            else:
+                raise InvalidGameFileError(f"{key} has .npy version {version}, expected 1.0 or 2.0")
+            if dtype is not None and (
+                found != np.dtype(dtype).newbyteorder("<") or len(shape) != ndim
+            ):
+                raise InvalidGameFileError(
+                    f"{key} must be a {ndim}-D {np.dtype(dtype).name} array, got {found} {shape}"
+                )
+            if found.hasobject or found.itemsize == 0:
+                raise InvalidGameFileError(
+                    f"{key} holds {found}: Object arrays cannot be loaded, since that would "
+                    "unpickle them"
+                    if found.hasobject
+                    else f"{key} holds items of no size ({found})"
+                )
+            count = math.prod(shape)
+            if count * found.itemsize > most:
+                raise InvalidGameFileError(
+                    f"{key} claims {count} items, more than {most // found.itemsize}"
+                )
+            size = count * found.itemsize
+            data = bytearray(size)
+            view = memoryview(data)
+            at = 0
+            while at < size:
+                chunk = stream.read(min(_ZIP_READ, size - at))
+                if not chunk:
+                    break
+                view[at : at + len(chunk)] = chunk
+                at += len(chunk)
+            at += len(stream.read(1))  # (one byte past the data: too much)
+    except InvalidGameFileError:
+        raise
+    except NPZ_ERRORS as exc:
+        raise InvalidGameFileError(f"{key} is damaged: {exc}"[:300]) from None
+    if at != size:
+        raise InvalidGameFileError(f"{key} holds {at} bytes of data, expected {size}")
+    array = np.frombuffer(data, dtype=found)
+    array = array.reshape(shape[::-1]).T if fortran else array.reshape(shape)
+    return array if dtype is None else array.astype(dtype, copy=False)

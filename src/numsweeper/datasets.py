@@ -81,6 +81,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import zipfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Final
@@ -98,6 +99,7 @@ from ._validate import (
     make_seed_sequence,
     memory_bytes,
     parse_json,
+    read_npy,
     root_seed_sequence,
     short_repr,
 )
@@ -286,21 +288,26 @@ def load_positions(path: str | os.PathLike[str]) -> Positions:
             raise InvalidGameFileError(f"{where} is not an .npz archive")
         file.seek(0)
         try:
-            with np.load(file, allow_pickle=False) as data:
-                # A member unpacks to at most the size the archive declares
-                # for it: refuse a file that would unpack past a quarter of
-                # memory (a few compressed megabytes can claim gigabytes).
-                claimed = sum(info.file_size for info in data.zip.infolist())
-                limit = memory_bytes() // 4
+            with zipfile.ZipFile(file) as archive:
+                members = {info.filename.removesuffix(".npy"): info for info in archive.infolist()}
+                # Refuse at once what would unpack past a quarter of memory (a
+                # few compressed megabytes can claim gigabytes); read_npy then
+                # holds each member to what is left of it.
+                left = limit = memory_bytes() // 4
+                claimed = sum(info.file_size for info in members.values())
                 if claimed > limit:
                     raise InvalidGameFileError(
                         f"{where} unpacks to {claimed:,} bytes, more than a quarter of "
                         f"this machine's memory ({limit:,})"
                     )
-                found = set(data.files)
-                arrays: dict[str, Any] = {
-                    name: data[name] for name in ("meta", *_ARRAYS) if name in found
-                }
+                arrays: dict[str, Any] = {}
+                for name in ("meta", *_ARRAYS):
+                    if name in members:
+                        try:
+                            arrays[name] = read_npy(archive, members[name], left)
+                        except InvalidGameFileError as exc:
+                            raise InvalidGameFileError(f"{where} is damaged: {exc}"[:300]) from None
+                        left -= arrays[name].nbytes
         except InvalidGameFileError:
             raise
         except NPZ_ERRORS as exc:

@@ -55,8 +55,10 @@ from ._validate import (
     SEED_BITS,
     check_board,
     check_regular_file,
+    check_zip_member,
     dims_text,
     parse_json,
+    read_npy,
     short_repr,
 )
 from .errors import InvalidBoardError, InvalidGameFileError, InvalidTypeError, MinesweeperError
@@ -86,8 +88,6 @@ _NPZ_MEMBERS = {
 # What one move costs a loaded Game in memory: its Move object and its places
 # in the game's lists (about 170 bytes measured; rounded up).
 _MOVE_BYTES = 256
-# The compression methods np.savez and np.savez_compressed write.
-_ZIP_METHODS = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED)
 
 
 # -- writing -------------------------------------------------------------------
@@ -425,11 +425,10 @@ def _from_npz(raw: bytes, name: str) -> Game:
                 raise InvalidGameFileError(
                     f"{name} holds an unexpected member {info.filename!r}"[:300]
                 )
-            if info.compress_type not in _ZIP_METHODS or info.flag_bits & 1:
-                raise InvalidGameFileError(
-                    f"{name}'s member {info.filename!r} is encrypted or compressed with "
-                    f"method {info.compress_type}; numpy writes stored or deflated members"[:300]
-                )
+            try:
+                check_zip_member(info)
+            except InvalidGameFileError as exc:
+                raise InvalidGameFileError(f"{name}'s {exc}"[:300]) from None
             members[key] = info
         if "header" not in members:
             raise InvalidGameFileError(f"{name} has no header")
@@ -477,33 +476,8 @@ def _from_npz(raw: bytes, name: str) -> Game:
 
 
 def _member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, dtype: Any, most: int) -> NDArray[Any]:
-    """One 1-D array of an .npz, its header checked before its data is read."""
-    key = info.filename
-    try:
-        with archive.open(info) as stream:
-            version = np.lib.format.read_magic(stream)
-            if version == (1, 0):
-                shape, _, found = np.lib.format.read_array_header_1_0(stream)
-            elif version == (2, 0):
-                shape, _, found = np.lib.format.read_array_header_2_0(stream)
-            else:
-                raise InvalidGameFileError(f"{key} has .npy version {version}, expected 1.0 or 2.0")
-            if found != np.dtype(dtype).newbyteorder("<") or len(shape) != 1:
-                raise InvalidGameFileError(
-                    f"{key} must be a 1-D {np.dtype(dtype).name} array, got {found} {shape}"
-                )
-            if shape[0] > most:
-                raise InvalidGameFileError(f"{key} claims {shape[0]} items, more than {most}")
-            data = stream.read(shape[0] * found.itemsize + 1)
-    except InvalidGameFileError:
-        raise
-    except NPZ_ERRORS as exc:
-        raise InvalidGameFileError(f"{key} is damaged: {exc}"[:300]) from None
-    if len(data) != shape[0] * found.itemsize:
-        raise InvalidGameFileError(
-            f"{key} holds {len(data)} bytes of data, expected {shape[0] * found.itemsize}"
-        )
-    return np.frombuffer(data, dtype=found).astype(dtype)
+    """One 1-D array of at most ``most`` items of an .npz, its header checked first."""
+    return read_npy(archive, info, most * np.dtype(dtype).itemsize, dtype, 1)
 
 
 # -- checks shared by both encodings ---------------------------------------------
