@@ -399,6 +399,19 @@ def test_members_that_unpack_past_their_declared_size_are_refused_unread(
     assert peak < 5_000_000, peak  # (the old reader held 30 MB and more)
 
 
+def test_settings_past_a_megabyte_are_refused_unread(
+    tmp_path: Path, small_arrays: dict[str, Any]
+) -> None:
+    # Real settings take well under a kilobyte; a crafted JSON list costs
+    # several times its text to parse.
+    arrays = {name: value for name, value in small_arrays.items() if name != "meta"}
+    np.savez_compressed(
+        tmp_path / "fat.npz", meta=np.array("[" + "[]," * 100_000 + "[]]"), **arrays
+    )
+    with pytest.raises(ns.InvalidGameFileError, match=r"fat\.npz' is damaged: meta\.npy claims"):
+        load_positions(tmp_path / "fat.npz")
+
+
 @pytest.mark.parametrize("compressed", [True, False])
 def test_damaged_files_are_refused_with_our_error(tmp_path: Path, compressed: bool) -> None:
     # Truncated, or with one byte flipped here and there: every such file

@@ -741,7 +741,7 @@ def test_memory_limit_counts_moves_too(monkeypatch: pytest.MonkeyPatch, tmp_path
     header = {"descr": "|u1", "fortran_order": False, "shape": (10**7,)}
     np.lib.format.write_array_header_1_0(buffer, header)
     members["move_kind.npy"] = buffer.getvalue()
-    match = "move_kind.npy claims 10000000 items, more than 4194304"
+    match = "move_kind.npy claims 10000000 items, more than 1048576"
     with pytest.raises(ns.InvalidGameFileError, match=match):
         ns.load_game(write_zip(tmp_path / "moves.npz", members))
     # And a board of 5e8 cells needs 2 GB at 4 bytes per cell.
@@ -864,6 +864,13 @@ def chop(name: str, count: int) -> Callable[[dict[str, bytes]], None]:
     return edit
 
 
+def grow(name: str, count: int) -> Callable[[dict[str, bytes]], None]:
+    def edit(members: dict[str, bytes]) -> None:
+        members[name] = members[name] + bytes(count)
+
+    return edit
+
+
 def npy_version(name: str, major: int) -> Callable[[dict[str, bytes]], None]:
     def edit(members: dict[str, bytes]) -> None:
         data = bytearray(members[name])
@@ -925,7 +932,8 @@ NPZ_CASES = [
     (put("move_time.npy", [0.5, np.nan]), "move 1 is not a move: move time must be finite"),
     (put("header.npy", np.frombuffer(b"{'x': 1}", np.uint8)), "header is not valid JSON"),
     (put("header.npy", np.frombuffer(b"[1]", np.uint8)), "must be a JSON object, got list"),
-    (chop("move_time.npy", 3), "move_time.npy holds 13 bytes of data, expected 16"),
+    (chop("move_time.npy", 3), "move_time.npy claims 2 items, more than its 141 bytes can hold"),
+    (grow("move_time.npy", 3), "move_time.npy holds more than the 16 bytes of data"),
     (chop("header.npy", 200), "header.npy"),
     (npy_version("move_row.npy", 3), r"move_row.npy has .npy version \(3, 0\), expected"),
     (npy_version("move_row.npy", 9), r"move_row.npy has .npy version \(9, 0\)"),

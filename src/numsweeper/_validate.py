@@ -396,6 +396,50 @@ def check_zip_member(info: zipfile.ZipInfo) -> None:
         )
 
 
+#: Most bytes an .npz's zip directory may take: ours list a few members, and
+#: zipfile makes an object of every entry when it opens an archive.
+_ZIP_DIRECTORY_MOST = 1 << 16
+
+
+def open_npz(file: Any) -> tuple[zipfile.ZipFile, dict[str, zipfile.ZipInfo]]:
+    """An .npz archive and its members by name (``.npy`` stripped).
+
+    Its zip directory is checked before zipfile reads it: one of more than
+    64 KB (a few megabytes of it can list millions of entries) is refused, as
+    is a name listed twice.  ``file`` is a seekable binary file.  Raises
+    :class:`~numsweeper.errors.InvalidGameFileError` for those, and what
+    zipfile raises for a file that is not a zip archive.
+
+    Examples
+    --------
+    >>> import io
+    >>> import numpy as np
+    >>> from numsweeper._validate import open_npz
+    >>> buffer = io.BytesIO()
+    >>> np.savez(buffer, a=np.zeros(3), b=np.ones(2))
+    >>> archive, members = open_npz(buffer)
+    >>> sorted(members)
+    ['a', 'b']
+    """
+    end_record = getattr(zipfile, "_EndRecData", None)  # (zipfile's own finder)
+    if end_record is not None:
+        end = end_record(file)
+        if end is not None and end[5] > _ZIP_DIRECTORY_MOST:  # (5: the directory's size)
+            raise InvalidGameFileError(
+                f"its zip directory takes {end[5]:,} bytes, more than {_ZIP_DIRECTORY_MOST:,}"
+            )
+    file.seek(0)
+    archive = zipfile.ZipFile(file)
+    members: dict[str, zipfile.ZipInfo] = {}
+    for info in archive.infolist():
+        key = info.filename.removesuffix(".npy")
+        if key in members:
+            archive.close()
+            raise InvalidGameFileError(f"member {info.filename!r} is listed twice"[:300])
+        members[key] = info
+    return archive, members
+
+
 class _Chunked:
     """A zip member read at most ``_ZIP_READ`` bytes at a time, ``left`` in all."""
 
@@ -490,19 +534,30 @@ def read_npy(
                 raise InvalidGameFileError(
                     f"{key} must be a {ndim}-D {np.dtype(dtype).name} array, got {found} {shape}"
                 )
-            if found.hasobject or found.itemsize == 0:
+            if found.hasobject:
                 raise InvalidGameFileError(
                     f"{key} holds {found}: Object arrays cannot be loaded, since that would "
                     "unpickle them"
-                    if found.hasobject
-                    else f"{key} holds items of no size ({found})"
                 )
+            if found.itemsize == 0 or found.shape != ():
+                raise InvalidGameFileError(
+                    f"{key} holds items of type {found}, which numpy never writes"
+                )
+            if len(shape) > 32 or any(type(n) is not int or n < 0 for n in shape):
+                raise InvalidGameFileError(f"{key} has a bad shape: {short_repr(shape)}")
             count = math.prod(shape)
-            if count * found.itemsize > most:
+            size = count * found.itemsize
+            if size > most:
                 raise InvalidGameFileError(
                     f"{key} claims {count} items, more than {most // found.itemsize}"
+                    if most >= found.itemsize
+                    else f"{key} claims items of {found.itemsize:,} bytes, more than {most:,}"
                 )
-            size = count * found.itemsize
+            # (zipfile never unpacks a member past the size it declares)
+            if size > info.file_size - (_NPY_HEADER_MOST - head.left):
+                raise InvalidGameFileError(
+                    f"{key} claims {count} items, more than its {info.file_size:,} bytes can hold"
+                )
             data = bytearray(size)
             view = memoryview(data)
             at = 0
@@ -512,13 +567,16 @@ def read_npy(
                     break
                 view[at : at + len(chunk)] = chunk
                 at += len(chunk)
-            at += len(stream.read(1))  # (one byte past the data: too much)
+            if at < size:
+                raise InvalidGameFileError(f"{key} holds {at} bytes of data, expected {size}")
+            if stream.read(1):
+                raise InvalidGameFileError(
+                    f"{key} holds more than the {size} bytes of data expected"
+                )
+            array = np.frombuffer(data, dtype=found)
+            array = array.reshape(shape[::-1]).T if fortran else array.reshape(shape)
+            return array if dtype is None else array.astype(dtype, copy=False)
     except InvalidGameFileError:
         raise
-    except NPZ_ERRORS as exc:
+    except (*NPZ_ERRORS, Warning) as exc:  # (a header numpy warns about, under -W error)
         raise InvalidGameFileError(f"{key} is damaged: {exc}"[:300]) from None
-    if at != size:
-        raise InvalidGameFileError(f"{key} holds {at} bytes of data, expected {size}")
-    array = np.frombuffer(data, dtype=found)
-    array = array.reshape(shape[::-1]).T if fortran else array.reshape(shape)
-    return array if dtype is None else array.astype(dtype, copy=False)

@@ -81,7 +81,6 @@ from __future__ import annotations
 import copy
 import json
 import os
-import zipfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Final
@@ -98,6 +97,7 @@ from ._validate import (
     check_visible,
     make_seed_sequence,
     memory_bytes,
+    open_npz,
     parse_json,
     read_npy,
     root_seed_sequence,
@@ -137,6 +137,10 @@ _SETTINGS: Final = (
 # The first bytes of a zip archive (numpy's .npz): a local file header, or
 # the end record of an archive with no member.
 _ZIP_MAGIC: Final = (b"PK\x03\x04", b"PK\x05\x06")
+#: Most bytes of the settings (JSON, as a numpy string of 4 bytes a
+#: character): a real file's take well under a kilobyte, and parsing a
+#: crafted list costs several times its text.
+_META_MOST: Final = 1 << 20
 
 
 @dataclass(frozen=True, eq=False)
@@ -288,30 +292,29 @@ def load_positions(path: str | os.PathLike[str]) -> Positions:
             raise InvalidGameFileError(f"{where} is not an .npz archive")
         file.seek(0)
         try:
-            with zipfile.ZipFile(file) as archive:
-                members = {info.filename.removesuffix(".npy"): info for info in archive.infolist()}
-                # Refuse at once what would unpack past a quarter of memory (a
-                # few compressed megabytes can claim gigabytes); read_npy then
-                # holds each member to what is left of it.
-                left = limit = memory_bytes() // 4
-                claimed = sum(info.file_size for info in members.values())
-                if claimed > limit:
-                    raise InvalidGameFileError(
-                        f"{where} unpacks to {claimed:,} bytes, more than a quarter of "
-                        f"this machine's memory ({limit:,})"
-                    )
-                arrays: dict[str, Any] = {}
-                for name in ("meta", *_ARRAYS):
-                    if name in members:
-                        try:
-                            arrays[name] = read_npy(archive, members[name], left)
-                        except InvalidGameFileError as exc:
-                            raise InvalidGameFileError(f"{where} is damaged: {exc}"[:300]) from None
-                        left -= arrays[name].nbytes
-        except InvalidGameFileError:
-            raise
-        except NPZ_ERRORS as exc:
+            archive, members = open_npz(file)
+        except (InvalidGameFileError, *NPZ_ERRORS) as exc:
             raise InvalidGameFileError(f"{where} is damaged: {exc}"[:300]) from None
+        with archive:
+            # Refuse at once what would unpack past a quarter of memory (a few
+            # compressed megabytes can claim gigabytes); read_npy then holds
+            # each member to what is left of it.
+            left = limit = memory_bytes() // 4
+            claimed = sum(info.file_size for info in members.values())
+            if claimed > limit:
+                raise InvalidGameFileError(
+                    f"{where} unpacks to {claimed:,} bytes, more than a quarter of "
+                    f"this machine's memory ({limit:,})"
+                )
+            arrays: dict[str, Any] = {}
+            for name in ("meta", *_ARRAYS):
+                if name in members:
+                    most = min(left, _META_MOST) if name == "meta" else left
+                    try:
+                        arrays[name] = read_npy(archive, members[name], most)
+                    except InvalidGameFileError as exc:
+                        raise InvalidGameFileError(f"{where} is damaged: {exc}"[:300]) from None
+                    left -= arrays[name].nbytes
     missing = [name for name in ("meta", *_ARRAYS) if name not in arrays]
     if missing:
         raise InvalidGameFileError(f"{where} is not a positions file: no {missing[0]!r}")

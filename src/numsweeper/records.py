@@ -57,6 +57,7 @@ from ._validate import (
     check_regular_file,
     check_zip_member,
     dims_text,
+    open_npz,
     parse_json,
     read_npy,
     short_repr,
@@ -414,13 +415,13 @@ def game_from_dict(data: Any) -> Game:
 
 def _from_npz(raw: bytes, name: str) -> Game:
     try:
-        archive = zipfile.ZipFile(io.BytesIO(raw))
+        archive, members = open_npz(io.BytesIO(raw))
+    except InvalidGameFileError as exc:
+        raise InvalidGameFileError(f"{name}: {exc}"[:300]) from None
     except NPZ_ERRORS as exc:
         raise InvalidGameFileError(f"{name} is not an .npz archive: {exc}"[:300]) from None
     with archive:
-        members = {}
-        for info in archive.infolist():
-            key = info.filename.removesuffix(".npy")
+        for key, info in members.items():
             if key not in _NPZ_MEMBERS:
                 raise InvalidGameFileError(
                     f"{name} holds an unexpected member {info.filename!r}"[:300]
@@ -429,7 +430,6 @@ def _from_npz(raw: bytes, name: str) -> Game:
                 check_zip_member(info)
             except InvalidGameFileError as exc:
                 raise InvalidGameFileError(f"{name}'s {exc}"[:300]) from None
-            members[key] = info
         if "header" not in members:
             raise InvalidGameFileError(f"{name} has no header")
         text = _member(archive, members["header"], np.uint8, 1 << 24).tobytes()
@@ -454,7 +454,7 @@ def _from_npz(raw: bytes, name: str) -> Game:
             if revealed is None or flagged is None:
                 raise InvalidGameFileError(f"{name} holds only half of a start position")
             start = (revealed, flagged)
-        limit = _validate.memory_bytes() // _MOVE_BYTES
+        limit = _validate.memory_bytes() // 4 // _MOVE_BYTES  # (a quarter, as for the file)
         columns = []
         for key in ("move_kind", "move_row", "move_col", "move_time"):
             if key not in members:
