@@ -43,7 +43,7 @@ def test_gives_what_np_load_gives(method: int) -> None:
         rng.integers(0, 9, size=(2, 3, 4)).astype(">i4"),
         np.array("a JSON text, say"),
         np.zeros((0, 5), dtype=np.uint8),
-        rng.random(200_000),  # past one 64 KB read
+        rng.random(200_000),  # past one 1 MB read
         np.array([(1, 2.5)], dtype=[("a", "<i2"), ("b", "<f8")]),
         np.datetime64("2026-12-02") + np.arange(3),
     ]

@@ -364,7 +364,7 @@ def root_seed_sequence(seed: Any) -> np.random.SeedSequence:
 ZIP_METHODS = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED)
 #: Most bytes one read of a zip member asks for: zipfile inflates a member
 #: into a buffer as large as the read asks, whatever the member declares.
-_ZIP_READ = 1 << 16
+_ZIP_READ = 1 << 20
 #: Most bytes a .npy member's magic and header may take (numpy writes a few
 #: hundred; its own reader checks its limit only after reading them all).
 _NPY_HEADER_MOST = 1 << 16
