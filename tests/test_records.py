@@ -752,6 +752,29 @@ def test_memory_limit_counts_moves_too(monkeypatch: pytest.MonkeyPatch, tmp_path
         ns.Game.from_dict(record)
 
 
+def test_a_board_that_fits_but_cannot_be_loaded_is_refused_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A game of 8,000 x 8,000 cells takes 4 bytes a cell (256 MB: it fits in
+    # 400 MB), but loading one peaks near 9 (its layout and start position
+    # unpacked beside it): refused from the header, before any allocation.
+    monkeypatch.setattr(_validate, "memory_bytes", lambda: 400 * 2**20)
+    record = good_record()
+    record.update(rows=8000, cols=8000, mine_positions=[])
+    match = (
+        "loading a 8000x8000 board takes about 9 bytes per cell, more than this machine's 0.4 GB"
+    )
+    tracemalloc.start()
+    try:
+        with pytest.raises(ns.InvalidGameFileError, match=match):
+            ns.Game.from_dict(record)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 1 << 20
+    assert _validate.check_board(8000, 8000, 0) == (8000, 8000, 0, None)  # (the game fits)
+
+
 @pytest.mark.parametrize("side", [10**6, 10**9, 10**30])
 def test_huge_board_is_refused_before_allocating(side: int, tmp_path: Path) -> None:
     record = good_record()

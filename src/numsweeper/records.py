@@ -89,6 +89,10 @@ _NPZ_MEMBERS = {
 # What one move costs a loaded Game in memory: its Move object and its places
 # in the game's lists (about 170 bytes measured; rounded up).
 _MOVE_BYTES = 256
+# What loading a board costs at its peak, per cell: the game's own four
+# bytes, and the layout and start position unpacked beside them while the
+# start is replayed (about 8.8 measured on a 10,240 x 10,240 board).
+_LOAD_BYTES = 9
 
 
 # -- writing -------------------------------------------------------------------
@@ -550,6 +554,12 @@ def _check_header(data: Any) -> dict[str, Any]:
         check_board(rows, cols, mines, first_click)
     except InvalidBoardError as exc:
         raise InvalidGameFileError(f"bad board: {exc}"[:300]) from None
+    have = _validate.memory_bytes()
+    if _LOAD_BYTES * rows * cols > have:
+        raise InvalidGameFileError(
+            f"loading a {dims_text(rows, cols)} board takes about {_LOAD_BYTES} bytes per cell, "
+            f"more than this machine's {have / 1e9:.1f} GB"
+        )
     state = _get(data, "state", str)
     if state not in _STATE_NAMES:
         raise InvalidGameFileError(
