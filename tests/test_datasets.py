@@ -399,17 +399,27 @@ def test_members_that_unpack_past_their_declared_size_are_refused_unread(
     assert peak < 5_000_000, peak  # (the old reader held 30 MB and more)
 
 
-def test_settings_past_a_megabyte_are_refused_unread(
+def test_settings_past_16_megabytes_are_refused_unread(
     tmp_path: Path, small_arrays: dict[str, Any]
 ) -> None:
     # Real settings take well under a kilobyte; a crafted JSON list costs
     # several times its text to parse.
+    import tracemalloc
+
     arrays = {name: value for name, value in small_arrays.items() if name != "meta"}
-    np.savez_compressed(
-        tmp_path / "fat.npz", meta=np.array("[" + "[]," * 100_000 + "[]]"), **arrays
-    )
-    with pytest.raises(ns.InvalidGameFileError, match=r"fat\.npz' is damaged: meta\.npy claims"):
-        load_positions(tmp_path / "fat.npz")
+    fat = np.array("[" + "[]," * 1_500_000 + "[]]")  # 18 MB as a numpy string
+    np.savez_compressed(tmp_path / "fat.npz", meta=fat, **arrays)
+    del fat
+    tracemalloc.start()
+    try:
+        with pytest.raises(
+            ns.InvalidGameFileError, match=r"fat\.npz' is damaged: meta\.npy claims"
+        ):
+            load_positions(tmp_path / "fat.npz")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 5_000_000, peak
 
 
 @pytest.mark.parametrize("compressed", [True, False])

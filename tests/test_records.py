@@ -741,7 +741,7 @@ def test_memory_limit_counts_moves_too(monkeypatch: pytest.MonkeyPatch, tmp_path
     header = {"descr": "|u1", "fortran_order": False, "shape": (10**7,)}
     np.lib.format.write_array_header_1_0(buffer, header)
     members["move_kind.npy"] = buffer.getvalue()
-    match = "move_kind.npy claims 10000000 items, more than 1048576"
+    match = "move_kind.npy claims 10000000 items, more than 4194304"
     with pytest.raises(ns.InvalidGameFileError, match=match):
         ns.load_game(write_zip(tmp_path / "moves.npz", members))
     # And a board of 5e8 cells needs 2 GB at 4 bytes per cell.
@@ -752,18 +752,24 @@ def test_memory_limit_counts_moves_too(monkeypatch: pytest.MonkeyPatch, tmp_path
         ns.Game.from_dict(record)
 
 
+@pytest.mark.parametrize(
+    ("begun", "memory", "match"),
+    [
+        (False, 300, "loading the 8000x8000 board takes about 5 bytes per cell"),
+        (True, 500, "8000x8000 board with a start position takes about 9 bytes per cell"),
+    ],
+)
 def test_a_board_that_fits_but_cannot_be_loaded_is_refused_first(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    monkeypatch: pytest.MonkeyPatch, begun: bool, memory: int, match: str
 ) -> None:
-    # A game of 8,000 x 8,000 cells takes 4 bytes a cell (256 MB: it fits in
-    # 400 MB), but loading one peaks near 9 (its layout and start position
-    # unpacked beside it): refused from the header, before any allocation.
-    monkeypatch.setattr(_validate, "memory_bytes", lambda: 400 * 2**20)
+    # A game of 8,000 x 8,000 cells takes 4 bytes a cell (256 MB: it fits),
+    # but loading one peaks near 5 (its layout unpacked beside it), or 9 with
+    # a start position: refused from the header, before any allocation.
+    monkeypatch.setattr(_validate, "memory_bytes", lambda: memory * 2**20)
     record = good_record()
     record.update(rows=8000, cols=8000, mine_positions=[])
-    match = (
-        "loading a 8000x8000 board takes about 9 bytes per cell, more than this machine's 0.4 GB"
-    )
+    if begun:
+        record["start"] = {"revealed": [], "flagged": []}
     tracemalloc.start()
     try:
         with pytest.raises(ns.InvalidGameFileError, match=match):

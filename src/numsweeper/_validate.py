@@ -405,7 +405,7 @@ def open_npz(file: Any) -> tuple[zipfile.ZipFile, dict[str, zipfile.ZipInfo]]:
     """An .npz archive and its members by name (``.npy`` stripped).
 
     Its zip directory is checked before zipfile reads it: one of more than
-    64 KB (a few megabytes of it can list millions of entries) is refused, as
+    64 KB (a few megabytes of it list a hundred thousand entries) is refused, as
     is a name listed twice.  ``file`` is a seekable binary file.  Raises
     :class:`~numsweeper.errors.InvalidGameFileError` for those, and what
     zipfile raises for a file that is not a zip archive.
@@ -543,7 +543,7 @@ def read_npy(
                 raise InvalidGameFileError(
                     f"{key} holds items of type {found}, which numpy never writes"
                 )
-            if len(shape) > 32 or any(type(n) is not int or n < 0 for n in shape):
+            if len(shape) > 64 or any(type(n) is not int or n < 0 for n in shape):
                 raise InvalidGameFileError(f"{key} has a bad shape: {short_repr(shape)}")
             count = math.prod(shape)
             size = count * found.itemsize
@@ -558,17 +558,18 @@ def read_npy(
                 raise InvalidGameFileError(
                     f"{key} claims {count} items, more than its {info.file_size:,} bytes can hold"
                 )
-            data = bytearray(size)
-            view = memoryview(data)
-            at = 0
-            while at < size:
-                chunk = stream.read(min(_ZIP_READ, size - at))
+            # (grown as the data arrives: what a member claims, and declares,
+            # costs nothing until it is really there)
+            data = bytearray()
+            while len(data) < size:
+                chunk = stream.read(min(_ZIP_READ, size - len(data)))
                 if not chunk:
                     break
-                view[at : at + len(chunk)] = chunk
-                at += len(chunk)
-            if at < size:
-                raise InvalidGameFileError(f"{key} holds {at} bytes of data, expected {size}")
+                data += chunk
+            if len(data) < size:
+                raise InvalidGameFileError(
+                    f"{key} holds {len(data)} bytes of data, expected {size}"
+                )
             if stream.read(1):
                 raise InvalidGameFileError(
                     f"{key} holds more than the {size} bytes of data expected"

@@ -138,9 +138,9 @@ _SETTINGS: Final = (
 # the end record of an archive with no member.
 _ZIP_MAGIC: Final = (b"PK\x03\x04", b"PK\x05\x06")
 #: Most bytes of the settings (JSON, as a numpy string of 4 bytes a
-#: character): a real file's take well under a kilobyte, and parsing a
-#: crafted list costs several times its text.
-_META_MOST: Final = 1 << 20
+#: character), as for a saved game's header: a real file's take well under
+#: a kilobyte, and parsing a crafted list costs several times its text.
+_META_MOST: Final = 1 << 24
 
 
 @dataclass(frozen=True, eq=False)
@@ -268,7 +268,7 @@ def load_positions(path: str | os.PathLike[str]) -> Positions:
         ``.npz`` archive, damaged data, an unknown format, a missing or bad
         setting, arrays of the wrong type or shape, values out of range,
         arrays that would unpack past a quarter of the machine's memory,
-        settings past 1 MB, or an archive numpy would not write (a member
+        settings past 16 MB, or an archive numpy would not write (a member
         listed twice or compressed other than stored or deflated, a zip
         directory past 64 KB).
     OSError

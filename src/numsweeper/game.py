@@ -1119,8 +1119,9 @@ class Game:
         Raises
         ------
         InvalidGameFileError
-            If the dict is not a valid game record, or its moves do not
-            reproduce its recorded state.
+            If the dict is not a valid game record, its board would not fit
+            in memory while it loads (about 5 bytes per cell, 9 with a start
+            position), or its moves do not reproduce its recorded state.
 
         Examples
         --------

@@ -89,10 +89,24 @@ _NPZ_MEMBERS = {
 # What one move costs a loaded Game in memory: its Move object and its places
 # in the game's lists (about 170 bytes measured; rounded up).
 _MOVE_BYTES = 256
-# What loading a board costs at its peak, per cell: the game's own four
-# bytes, and the layout and start position unpacked beside them while the
-# start is replayed (about 8.8 measured on a 10,240 x 10,240 board).
-_LOAD_BYTES = 9
+# What loading a board costs at its peak, per cell, without and with a start
+# position: the game's own four bytes and the layout unpacked beside them
+# (5.0 measured on 3,000 x 3,000 from .npz), and the start position unpacked
+# too while it is replayed (8.8 on 10,240 x 10,240).
+_LOAD_BYTES = (5, 9)
+
+
+def _check_load(header: dict[str, Any], start: bool) -> None:
+    """Refuse a board that would not fit in memory while it loads (before allocating)."""
+    rows, cols = header["rows"], header["cols"]
+    per_cell = _LOAD_BYTES[1] if start else _LOAD_BYTES[0]
+    have = _validate.memory_bytes()
+    if per_cell * rows * cols > have:
+        begun = " with a start position" if start else ""
+        raise InvalidGameFileError(
+            f"loading the {dims_text(rows, cols)} board{begun} takes about {per_cell} bytes "
+            f"per cell, more than this machine's {have / 1e9:.1f} GB"
+        )
 
 
 # -- writing -------------------------------------------------------------------
@@ -332,7 +346,8 @@ def load_game(path: str | os.PathLike[str]) -> Game:
     InvalidGameFileError
         For every kind of bad file: another suffix, truncated or damaged
         data, an unknown format or version, wrong types, a size that would
-        not fit in memory (refused before allocating), a layout that
+        not fit in memory while it loads (about 5 bytes per cell, 9 with a
+        start position; refused before allocating), a layout that
         disagrees with the mine count, moves off the board or after the
         end, or moves that do not reproduce the recorded state.
     OSError
@@ -392,6 +407,7 @@ def game_from_dict(data: Any) -> Game:
     (<GameState.WON: 'won'>, True)
     """
     header = _check_header(data)
+    _check_load(header, data.get("start") is not None)
     rows, cols = header["rows"], header["cols"]
     layout = None
     positions = _get(data, "mine_positions", (list, type(None)))
@@ -438,6 +454,7 @@ def _from_npz(raw: bytes, name: str) -> Game:
             raise InvalidGameFileError(f"{name} has no header")
         text = _member(archive, members["header"], np.uint8, 1 << 24).tobytes()
         header = _check_header(parse_json(text, f"{name}'s header", InvalidGameFileError))
+        _check_load(header, "start_revealed" in members or "start_flagged" in members)
         rows, cols = header["rows"], header["cols"]
         packed = -(-rows * cols // 8)
 
@@ -458,7 +475,7 @@ def _from_npz(raw: bytes, name: str) -> Game:
             if revealed is None or flagged is None:
                 raise InvalidGameFileError(f"{name} holds only half of a start position")
             start = (revealed, flagged)
-        limit = _validate.memory_bytes() // 4 // _MOVE_BYTES  # (a quarter, as for the file)
+        limit = _validate.memory_bytes() // _MOVE_BYTES
         columns = []
         for key in ("move_kind", "move_row", "move_col", "move_time"):
             if key not in members:
@@ -554,12 +571,6 @@ def _check_header(data: Any) -> dict[str, Any]:
         check_board(rows, cols, mines, first_click)
     except InvalidBoardError as exc:
         raise InvalidGameFileError(f"bad board: {exc}"[:300]) from None
-    have = _validate.memory_bytes()
-    if _LOAD_BYTES * rows * cols > have:
-        raise InvalidGameFileError(
-            f"loading a {dims_text(rows, cols)} board takes about {_LOAD_BYTES} bytes per cell, "
-            f"more than this machine's {have / 1e9:.1f} GB"
-        )
     state = _get(data, "state", str)
     if state not in _STATE_NAMES:
         raise InvalidGameFileError(
