@@ -333,7 +333,7 @@ def test_load_never_unpickles(tmp_path: Path, small_arrays: dict[str, Any]) -> N
     arrays["game"] = np.array([Payload()] * 5, dtype=object)
     np.savez(tmp_path / "pickle.npz", meta=np.array(json.dumps(small_arrays["meta"])), **arrays)
     with pytest.raises(
-        ns.InvalidGameFileError, match=r"pickle\.npz' is damaged: game\.npy holds object: Object"
+        ns.InvalidGameFileError, match=r"pickle\.npz': game\.npy holds object: Object"
     ):
         load_positions(tmp_path / "pickle.npz")
     assert UNPICKLED == []
@@ -391,7 +391,7 @@ def test_members_that_unpack_past_their_declared_size_are_refused_unread(
     assert bomb.stat().st_size < 100_000
     tracemalloc.start()
     try:
-        with pytest.raises(ns.InvalidGameFileError, match=rf"bomb\.npz' is damaged: .*{match}"):
+        with pytest.raises(ns.InvalidGameFileError, match=rf"bomb\.npz': .*{match}"):
             load_positions(bomb)
         _, peak = tracemalloc.get_traced_memory()
     finally:
@@ -412,9 +412,7 @@ def test_settings_past_16_megabytes_are_refused_unread(
     del fat
     tracemalloc.start()
     try:
-        with pytest.raises(
-            ns.InvalidGameFileError, match=r"fat\.npz' is damaged: meta\.npy claims"
-        ):
+        with pytest.raises(ns.InvalidGameFileError, match=r"fat\.npz': meta\.npy claims"):
             load_positions(tmp_path / "fat.npz")
         peak = tracemalloc.get_traced_memory()[1]
     finally:

@@ -14,12 +14,16 @@ import numsweeper as ns
 from numsweeper._validate import open_npz, read_npy
 
 
-def archive_of(members: dict[str, bytes], method: int = zipfile.ZIP_DEFLATED) -> zipfile.ZipFile:
+def zipped(members: dict[str, bytes], method: int = zipfile.ZIP_DEFLATED) -> bytes:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", method) as archive:
         for name, data in members.items():
             archive.writestr(name, data)
-    return zipfile.ZipFile(buffer)
+    return buffer.getvalue()
+
+
+def archive_of(members: dict[str, bytes], method: int = zipfile.ZIP_DEFLATED) -> zipfile.ZipFile:
+    return zipfile.ZipFile(io.BytesIO(zipped(members, method)))
 
 
 def npy(header: str, data: bytes = b"") -> bytes:
@@ -47,14 +51,9 @@ def test_gives_what_np_load_gives(method: int) -> None:
         np.array([(1, 2.5)], dtype=[("a", "<i2"), ("b", "<f8")]),
         np.datetime64("2026-12-02") + np.arange(3),
     ]
-    members = {f"a{i}.npy": saved(a) for i, a in enumerate(arrays)}
-    archive = archive_of(members, method)
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", method) as copy:
-        for name, data in members.items():
-            copy.writestr(name, data)
-    buffer.seek(0)
-    with np.load(buffer, allow_pickle=False) as reference:
+    raw = zipped({f"a{i}.npy": saved(a) for i, a in enumerate(arrays)}, method)
+    archive = zipfile.ZipFile(io.BytesIO(raw))
+    with np.load(io.BytesIO(raw), allow_pickle=False) as reference:
         for i in range(len(arrays)):
             got = read_npy(archive, archive.getinfo(f"a{i}.npy"), 10**8)
             want = reference[f"a{i}"]

@@ -440,26 +440,34 @@ def open_npz(file: Any) -> tuple[zipfile.ZipFile, dict[str, zipfile.ZipInfo]]:
     return archive, members
 
 
-class _Chunked:
-    """A zip member read at most ``_ZIP_READ`` bytes at a time, ``left`` in all."""
+def _read_upto(stream: Any, n: int) -> bytearray:
+    """Up to ``n`` bytes of a zip member, ``_ZIP_READ`` at a time (fewer at its end).
+
+    The buffer grows as the data arrives: what a member claims, and
+    declares, costs nothing until it is really there.
+    """
+    data = bytearray()
+    while len(data) < n:
+        chunk = stream.read(min(_ZIP_READ, n - len(data)))
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
+class _Header:
+    """A zip member as numpy's header reader sees it: ``left`` bytes in all."""
 
     def __init__(self, stream: Any, left: int) -> None:
         self.stream, self.left = stream, left
 
     def read(self, n: int = -1) -> bytes:
         want = self.left + 1 if n is None or n < 0 else min(n, self.left + 1)
-        parts: list[bytes] = []
-        got = 0
-        while got < want:
-            chunk = self.stream.read(min(_ZIP_READ, want - got))
-            if not chunk:
-                break
-            parts.append(chunk)
-            got += len(chunk)
-        if got > self.left:
+        data = _read_upto(self.stream, want)
+        if len(data) > self.left:
             raise ValueError(f"a .npy header longer than {_NPY_HEADER_MOST:,} bytes")
-        self.left -= got
-        return b"".join(parts)
+        self.left -= len(data)
+        return bytes(data)
 
 
 def read_npy(
@@ -520,7 +528,7 @@ def read_npy(
     check_zip_member(info)
     try:
         with archive.open(info) as stream:
-            head = _Chunked(stream, _NPY_HEADER_MOST)
+            head = _Header(stream, _NPY_HEADER_MOST)
             version = np.lib.format.read_magic(head)
             if version == (1, 0):
                 shape, fortran, found = np.lib.format.read_array_header_1_0(head)
@@ -558,14 +566,7 @@ def read_npy(
                 raise InvalidGameFileError(
                     f"{key} claims {count} items, more than its {info.file_size:,} bytes can hold"
                 )
-            # (grown as the data arrives: what a member claims, and declares,
-            # costs nothing until it is really there)
-            data = bytearray()
-            while len(data) < size:
-                chunk = stream.read(min(_ZIP_READ, size - len(data)))
-                if not chunk:
-                    break
-                data += chunk
+            data = _read_upto(stream, size)
             if len(data) < size:
                 raise InvalidGameFileError(
                     f"{key} holds {len(data)} bytes of data, expected {size}"

@@ -316,7 +316,7 @@ def load_positions(path: str | os.PathLike[str]) -> Positions:
                     try:
                         arrays[name] = read_npy(archive, members[name], most)
                     except InvalidGameFileError as exc:
-                        raise InvalidGameFileError(f"{where} is damaged: {exc}"[:300]) from None
+                        raise InvalidGameFileError(f"{where}: {exc}"[:300]) from None
                     left -= arrays[name].nbytes
     missing = [name for name in ("meta", *_ARRAYS) if name not in arrays]
     if missing:
