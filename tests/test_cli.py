@@ -45,14 +45,48 @@ def test_simulate_prints_the_summary_of_ns_simulate(capsys: pytest.CaptureFixtur
         "5",
         "--workers",
         "2",
+        "--chunk-size",
+        "150",
     )
     assert code == 0 and err == ""
-    expected = ns.simulate(300, 9, 9, 10, seed=5)
+    expected = ns.simulate(300, 9, 9, 10, seed=5, chunk_size=150)
     assert field(out, "games") == "300"
     assert field(out, "seed") == "5"
     assert field(out, "win rate") == field(expected.summary(), "win rate")
     assert field(out, "mean 3BV") == field(expected.summary(), "mean 3BV")
     assert float(field(out, "games/s").replace(",", "")) > 0
+
+
+def test_simulate_and_stats_say_when_workers_would_sit_idle(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # One chunk of the default 2,000 games: the second worker gets nothing.
+    code, out, err = run(
+        capsys, *("simulate", "--preset", "beginner", "--games", "30", "--seed", "1"),
+        *("--workers", "2"),
+    )  # fmt: skip
+    assert code == 0
+    assert err == (
+        "numsweeper simulate: note: 2 workers but 1 chunk of up to 2,000 games, so 1 worker "
+        "will have nothing to do; --chunk-size 15 would give each a share (the games depend "
+        "on the chunk size, as on --seed)\n"
+    )
+    assert field(out, "win rate") == field(ns.simulate(30, 9, 9, 10, seed=1).summary(), "win rate")
+    code, _, err = run(
+        capsys, *("stats", "--preset", "beginner", "--boards", "50", "--seed", "1"),
+        *("--workers", "3", "--chunk-size", "20"),
+    )  # fmt: skip
+    assert (code, err) == (0, "")  # three chunks for three workers: nothing to say
+    code, _, err = run(
+        capsys, *("stats", "--preset", "beginner", "--boards", "50", "--seed", "1"),
+        *("--workers", "3", "--chunk-size", "30"),
+    )  # fmt: skip
+    assert code == 0
+    assert err == (
+        "numsweeper stats: note: 3 workers but 2 chunks of up to 30 boards, so 1 worker "
+        "will have nothing to do; --chunk-size 17 would give each a share (the boards depend "
+        "on the chunk size, as on --seed)\n"
+    )
 
 
 def test_simulate_custom_board_rule_policy_and_csv(

@@ -122,7 +122,11 @@ def _add_simulate(subparsers: Any) -> None:
     )
     _add_workers(parser)
     parser.add_argument(
-        "--chunk-size", type=positive_int, default=2000, help="games per chunk (default: 2000)"
+        "--chunk-size",
+        type=positive_int,
+        default=2000,
+        help="games per chunk; a worker plays one chunk at a time, and the games depend on "
+        "the chunk size as on --seed (default: 2000)",
     )
     parser.add_argument(
         "--out",
@@ -184,6 +188,29 @@ def _add_workers(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _note_idle_workers(args: argparse.Namespace, total: int, what: str) -> None:
+    """Say on stderr when a run has fewer chunks than ``--workers``: some would sit idle.
+
+    Chunks are the unit of work (and of seeding), so a run of one chunk
+    uses one worker however many it starts.  The note names the chunk
+    size that would give each worker a share, and warns that the games
+    (or boards) then differ, as they depend on the chunk size.
+    """
+    chunks = -(-total // args.chunk_size)
+    if args.workers <= chunks:
+        return
+    share = -(-total // args.workers)
+    print(
+        f"numsweeper {args.command}: note: {args.workers} workers but "
+        f"{chunks} chunk{'s' if chunks != 1 else ''} of up to {args.chunk_size:,} {what}, "
+        f"so {args.workers - chunks} worker{'s' if args.workers - chunks != 1 else ''} "
+        f"will have nothing to do; --chunk-size {share} would give each a share "
+        f"(the {what} depend on the chunk size, as on --seed)",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
 @contextlib.contextmanager
 def _executor(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Iterator[Any]:
     """The dask client's executor for --scheduler (closed afterwards), or None."""
@@ -232,6 +259,7 @@ def _simulate(args: argparse.Namespace) -> int:
             except ImportError:
                 parser.error(f"{out!r}: Parquet needs pyarrow: pip install 'numsweeper[tables]'")
     progress = _want_progress(parser, args)
+    _note_idle_workers(args, args.games, "games")
     with _executor(parser, args) as executor:
         try:
             result = simulate(
@@ -354,6 +382,7 @@ def _stats(args: argparse.Namespace) -> int:
     elif rule is not None:
         parser.error(f"--first-click {args.first_click} needs --click ROW COL")
     _no_guess(parser, args, rule)
+    _note_idle_workers(args, args.boards, "boards")
     if args.seed is None:  # drawn here, so that the report can print it
         entropy = np.random.SeedSequence().entropy
         assert isinstance(entropy, int)  # (a fresh SeedSequence draws one int)

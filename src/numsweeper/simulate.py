@@ -1275,7 +1275,9 @@ def simulate(
         :meth:`~numsweeper.MinePlacementStrategy.with_seed`.  It must be
         picklable to run in worker processes.
     workers : int
-        Worker processes; ``1`` plays in this process.
+        Worker processes; ``1`` plays in this process.  A worker plays one
+        chunk at a time, so a run of fewer chunks than workers leaves some
+        of them idle (600 games in the default chunk are one chunk).
     executor : concurrent.futures.Executor, optional
         Run the chunks on this executor instead (``workers`` must be 1).
     chunk_size : int
