@@ -691,6 +691,7 @@ def test_cli_reports_a_board_without_no_guess_layouts(
     workers: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     board = ["--rows", "9", "--cols", "9", "--mines", "79", "--seed", "1", "--workers", workers]
+    board += ["--chunk-size", "10"]  # (two chunks: no note that a worker would idle)
     for argv in (
         ["simulate", *board, "--games", "20", "--first-click", "safe", "--no-guess"],
         ["stats", *board, "--boards", "20", "--first-click", "safe", "--click", "0", "0"]
