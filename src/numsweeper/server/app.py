@@ -52,7 +52,7 @@ from .race import RACE_MOVE_KINDS
 from .settings import ENVIRONMENT_VARIABLE, Settings
 from .storage import Store
 
-__all__ = ["RoomHub", "create_app", "create_app_from_environment"]
+__all__ = ["create_app", "create_app_from_environment"]
 
 log = logging.getLogger("numsweeper.server")
 
@@ -499,5 +499,23 @@ def create_app(settings: Settings, *, store: Store | None = None) -> Starlette:
 
 
 def create_app_from_environment() -> Starlette:
-    """The app of the settings in ``$NUMSWEEPER_SERVE_SETTINGS`` (for ``--workers``)."""
+    """The app of the settings in ``$NUMSWEEPER_SERVE_SETTINGS`` (for ``--workers``).
+
+    ``numsweeper serve --workers N`` passes the settings to uvicorn's worker
+    processes this way: uvicorn imports this factory by name in each one.
+
+    Examples
+    --------
+    >>> import os, tempfile, pathlib
+    >>> from unittest import mock
+    >>> from numsweeper.server import Settings
+    >>> from numsweeper.server.app import create_app_from_environment
+    >>> from numsweeper.server.settings import ENVIRONMENT_VARIABLE
+    >>> db = pathlib.Path(tempfile.mkdtemp()) / "games.db"
+    >>> settings = Settings(database=f"sqlite:///{db}")
+    >>> with mock.patch.dict(os.environ, {ENVIRONMENT_VARIABLE: settings.to_json()}):
+    ...     app = create_app_from_environment()
+    >>> type(app).__name__
+    'Starlette'
+    """
     return create_app(Settings.from_json(os.environ[ENVIRONMENT_VARIABLE]))

@@ -66,6 +66,16 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     Every argument is checked as it is parsed (a port in 0..65535, counts
     of at least 1), so a bad one is a usage error before :func:`run` opens
     or creates any database.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> from numsweeper.server.cli import add_parser
+    >>> parser = argparse.ArgumentParser(prog="numsweeper")
+    >>> _ = add_parser(parser.add_subparsers(dest="command"))
+    >>> args = parser.parse_args(["serve", "--port", "8080"])
+    >>> args.host, args.port, args.func.__name__
+    ('127.0.0.1', 8080, 'run')
     """
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "serve",

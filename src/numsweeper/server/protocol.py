@@ -367,6 +367,15 @@ def snapshot_json(snapshot: ns.Snapshot, *, elapsed: float) -> dict[str, Any]:
     Returns
     -------
     dict
+
+    Examples
+    --------
+    >>> import numsweeper as ns
+    >>> from numsweeper.server.protocol import snapshot_json
+    >>> game = ns.Game.new(2, 2, 1, strategy=ns.FixedPlacement([(0, 0)]))
+    >>> _ = game.reveal(1, 1)
+    >>> snapshot_json(game.snapshot(), elapsed=1.23456)
+    {'cells': [[-1, -1], [-1, 1]], 'state': 'in_progress', 'mines_left': 1, 'elapsed': 1.235}
     """
     return {
         "cells": snapshot.cells.tolist(),

@@ -52,6 +52,14 @@ class RaceOutcome:
         Safe cells it revealed: the player's points for it.
     exploded : tuple of (row, col)
         The mines it hit (the player is out); they are now marked.
+
+    Examples
+    --------
+    >>> import numsweeper as ns
+    >>> from numsweeper.server.race import race_move
+    >>> game = ns.Game.new(2, 3, 1, strategy=ns.FixedPlacement([(0, 0)]))
+    >>> race_move(game, "reveal", 1, 2)  # an opening: four safe cells
+    RaceOutcome(scored=4, exploded=())
     """
 
     scored: int

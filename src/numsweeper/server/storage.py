@@ -279,6 +279,25 @@ class Store:
         If the database holds tables of another schema version.
     sqlalchemy.exc.OperationalError
         If the database cannot be reached.
+
+    Examples
+    --------
+    A game, a move and what the API would answer, in a fresh SQLite file:
+
+    >>> import tempfile, pathlib
+    >>> from numsweeper.server import Settings
+    >>> from numsweeper.server.protocol import new_game_request
+    >>> from numsweeper.server.storage import Store
+    >>> db = pathlib.Path(tempfile.mkdtemp()) / "games.db"
+    >>> store = Store(Settings(database=f"sqlite:///{db}"))
+    >>> new = new_game_request({"preset": "beginner", "seed": 1}, max_cells=10**6)
+    >>> made = store.create_game(new)
+    >>> answer = store.play(made["id"], made["token"], "reveal", 4, 4)
+    >>> answer["snapshot"]["state"], answer["move"]["seq"]
+    ('in_progress', 0)
+    >>> [m["kind"] for m in store.move_list(made["id"], made["token"])["moves"]]
+    ['reveal']
+    >>> store.close()
     """
 
     def __init__(
