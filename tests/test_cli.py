@@ -89,6 +89,19 @@ def test_simulate_and_stats_say_when_workers_would_sit_idle(
     )
 
 
+def test_simulate_refuses_one_file_for_both_records_and_trace(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(
+        capsys, *("simulate", "--games", "3", "--seed", "1", "--out", "r.csv"),
+        *("--trace", str(tmp_path / "r.csv")),
+    )  # fmt: skip
+    assert (code, out) == (2, "")
+    assert "--out and --trace both name 'r.csv': give each its own file" in err
+    assert not (tmp_path / "r.csv").exists()
+
+
 def test_simulate_custom_board_rule_policy_and_csv(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

@@ -7,6 +7,7 @@ import dataclasses
 import math
 import sys
 import time
+import warnings
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -273,7 +274,13 @@ def test_ctrl_c_keeps_finished_chunks() -> None:
     whole = games[: (stopped.games // 100) * 100]
     assert (whole == np.arange(whole.size)).all()
     assert stopped.records.tobytes() == full.records[games].tobytes()
-    assert f"games        {stopped.games} of 1000 (interrupted)" in stopped.summary()
+    summary = stopped.summary()
+    assert f"games        {stopped.games} of 1000 (interrupted)" in summary
+    # no confidence interval: the games kept are those that ended first
+    rate = f"{100 * stopped.win_rate:.2f}% of the games that finished\n"
+    assert f"win rate     {rate}" in summary and "CI" not in summary
+    assert "note         an interrupted run keeps the games that ended first" in summary
+    assert "note" not in full.summary() and "95% CI" in full.summary()
     with ThreadPoolExecutor(1) as pool:
         threaded = ns.simulate(
             1000, 9, 9, 10, policy=StopAfter(25), seed=4, chunk_size=100, executor=pool
@@ -332,6 +339,48 @@ def test_bad_policies_are_reported() -> None:
         ns.simulate(5, 9, 9, 10, policy=wrong_shape)
     with pytest.raises(ns.InvalidBoardError, match=r"chose \(9, 9\)"):
         ns.simulate(5, 9, 9, 10, policy=off_board)
+
+
+def test_more_workers_than_chunks_is_a_warning_that_names_the_fix() -> None:
+    with pytest.warns(
+        ns.IdleWorkersWarning,
+        match=r"^3 workers but 2 chunks of up to 20 games, so 1 worker will have nothing to "
+        r"do; chunk_size=10 would give each a share \(the games depend on the chunk size",
+    ):
+        idle = ns.simulate(30, 9, 9, 10, seed=1, workers=3, chunk_size=20)
+    alone = ns.simulate(30, 9, 9, 10, seed=1, chunk_size=20)
+    assert idle.records.tobytes() == alone.records.tobytes()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # none of these warn
+        ns.simulate(30, 9, 9, 10, seed=1, workers=2, chunk_size=15)
+        ns.simulate(0, 9, 9, 10, seed=1, workers=2)
+        with ThreadPoolExecutor(3) as pool:  # (an executor's size is its own business)
+            ns.simulate(30, 9, 9, 10, seed=1, executor=pool)
+
+
+def test_a_policy_class_or_a_rule_the_games_lack_is_refused_up_front() -> None:
+    from numsweeper.solver import SolverPolicy
+
+    with pytest.raises(
+        ns.InvalidTypeError, match=r"got the class SolverPolicy; pass an instance, such as"
+    ):
+        ns.simulate(10, 9, 9, 10, policy=SolverPolicy, workers=2, chunk_size=5)
+    with pytest.raises(ns.InvalidTypeError, match=r"got the class RandomPolicy"):
+        ns.simulate(10, 9, 9, 10, policy=ns.RandomPolicy)
+    # A solver made for 'opening' would call its first click certainly safe
+    # in games that do not protect it.
+    for rule in ("safe", "opening"):
+        with pytest.raises(
+            ns.InvalidBoardError,
+            match=rf"the policy assumes first_click='{rule}', but these games have no "
+            rf"first-click rule; pass first_click='{rule}'",
+        ):
+            ns.simulate(5, 9, 9, 10, policy=SolverPolicy(rule), first_click=None, seed=5)
+    # A policy that assumes less than the games give is allowed.
+    run = ns.simulate(5, 9, 9, 10, policy=SolverPolicy(None), first_click="safe", seed=5)
+    assert run.games == 5
+    run = ns.simulate(5, 9, 9, 10, policy=SolverPolicy("safe"), first_click="opening", seed=5)
+    assert run.games == 5
 
 
 @pytest.mark.parametrize(

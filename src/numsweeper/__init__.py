@@ -20,6 +20,7 @@ from .board import Board, Uncovered
 from .errors import (
     GameOverError,
     GenerationError,
+    IdleWorkersWarning,
     IllegalMoveError,
     InvalidBoardError,
     InvalidGameFileError,
@@ -54,6 +55,7 @@ __all__ = [
     "GameOverError",
     "GameState",
     "GenerationError",
+    "IdleWorkersWarning",
     "IllegalMoveError",
     "InvalidBoardError",
     "InvalidGameFileError",

@@ -35,7 +35,7 @@ from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExe
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Done", "Hooks", "Runner"]
+__all__ = ["Done", "Hooks", "Runner", "idle_workers"]
 
 # How often a worker checks that its parent is alive, and how long the parent
 # waits for news before looking at its queue again (seconds).
@@ -343,6 +343,25 @@ class Runner:
         finally:
             for future in pending:
                 future.cancel()
+
+
+def idle_workers(workers: int, total: int, chunk_size: int, what: str) -> tuple[str, int] | None:
+    """What to say when ``workers`` outnumber the chunks of ``total`` items, or None.
+
+    Returns the sentence (``"2 workers but 1 chunk of up to 2,000 games, so 1
+    worker will have nothing to do"``) and the chunk size that would give
+    each worker a share; the caller names the option that sets it.
+    """
+    chunks = -(-total // chunk_size)
+    if workers <= chunks or not total:  # (no work: nothing to share)
+        return None
+    idle = workers - chunks
+    return (
+        f"{workers} workers but {chunks} chunk{'s' if chunks != 1 else ''} of up to "
+        f"{chunk_size:,} {what}, so {idle} worker{'s' if idle != 1 else ''} will have "
+        "nothing to do",
+        -(-total // workers),
+    )
 
 
 def from_ctrl_c(exc: BaseException) -> bool:

@@ -13,6 +13,7 @@ import math
 import os
 import sys
 import time
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
@@ -22,7 +23,7 @@ from numpy.typing import NDArray
 
 from . import __version__
 from ._constants import PRESETS
-from ._runner import Done, Hooks, Runner, from_ctrl_c
+from ._runner import Done, Hooks, Runner, from_ctrl_c, idle_workers
 from ._validate import (
     check_board,
     count_text,
@@ -31,7 +32,7 @@ from ._validate import (
     rule_text,
 )
 from .batch import DEFAULT_CHUNK_SIZE, generate_boards
-from .errors import GenerationError, MinesweeperError
+from .errors import GenerationError, IdleWorkersWarning, MinesweeperError
 from .metrics import board_stats
 from .simulate import POLICY_NAMES, simulate
 
@@ -191,24 +192,18 @@ def _add_workers(parser: argparse.ArgumentParser) -> None:
 def _note_idle_workers(args: argparse.Namespace, total: int, what: str) -> None:
     """Say on stderr when a run has fewer chunks than ``--workers``: some would sit idle.
 
-    Chunks are the unit of work (and of seeding), so a run of one chunk
-    uses one worker however many it starts.  The note names the chunk
-    size that would give each worker a share, and warns that the games
-    (or boards) then differ, as they depend on the chunk size.
+    The note names the chunk size that would give each worker a share, and
+    warns that the games (or boards) then differ, as they depend on it.
     """
-    chunks = -(-total // args.chunk_size)
-    if args.workers <= chunks:
-        return
-    share = -(-total // args.workers)
-    print(
-        f"numsweeper {args.command}: note: {args.workers} workers but "
-        f"{chunks} chunk{'s' if chunks != 1 else ''} of up to {args.chunk_size:,} {what}, "
-        f"so {args.workers - chunks} worker{'s' if args.workers - chunks != 1 else ''} "
-        f"will have nothing to do; --chunk-size {share} would give each a share "
-        f"(the {what} depend on the chunk size, as on --seed)",
-        file=sys.stderr,
-        flush=True,
-    )
+    idle = idle_workers(args.workers, total, args.chunk_size, what)
+    if idle is not None:
+        sentence, share = idle
+        print(
+            f"numsweeper {args.command}: note: {sentence}; --chunk-size {share} would give "
+            f"each a share (the {what} depend on the chunk size, as on --seed)",
+            file=sys.stderr,
+            flush=True,
+        )
 
 
 @contextlib.contextmanager
@@ -252,6 +247,8 @@ def _simulate(args: argparse.Namespace) -> int:
     _no_guess(parser, args, _RULES[args.first_click])
     _check_out(parser, args.out)
     _check_out(parser, args.trace, "--trace")
+    if args.out and args.trace and Path(args.out).resolve() == Path(args.trace).resolve():
+        parser.error(f"--out and --trace both name {args.out!r}: give each its own file")
     for out in (args.out, args.trace):
         if out is not None and out.endswith(".parquet"):
             try:
@@ -260,7 +257,8 @@ def _simulate(args: argparse.Namespace) -> int:
                 parser.error(f"{out!r}: Parquet needs pyarrow: pip install 'numsweeper[tables]'")
     progress = _want_progress(parser, args)
     _note_idle_workers(args, args.games, "games")
-    with _executor(parser, args) as executor:
+    with _executor(parser, args) as executor, warnings.catch_warnings():
+        warnings.simplefilter("ignore", IdleWorkersWarning)  # (the note above said it)
         try:
             result = simulate(
                 args.games,

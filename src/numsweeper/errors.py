@@ -22,6 +22,7 @@ from __future__ import annotations
 __all__ = [
     "GameOverError",
     "GenerationError",
+    "IdleWorkersWarning",
     "IllegalMoveError",
     "InvalidBoardError",
     "InvalidGameFileError",
@@ -157,4 +158,26 @@ class GenerationError(MinesweeperError):
     Traceback (most recent call last):
         ...
     numsweeper.errors.GenerationError: no no-guess layout in 50 attempts ...
+    """
+
+
+class IdleWorkersWarning(UserWarning):
+    """A run started more worker processes than it has chunks of work.
+
+    A worker plays one chunk at a time, so the extra workers sit idle.
+    The chunk size is part of the seeding (the games depend on it as on
+    the seed), so :func:`~numsweeper.simulate` does not change it for you:
+    the warning names the one that would give every worker a share.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import numsweeper as ns
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     _ = ns.simulate(30, 9, 9, 10, seed=1, workers=2)
+    >>> print(caught[0].message)  # doctest: +NORMALIZE_WHITESPACE
+    2 workers but 1 chunk of up to 2,000 games, so 1 worker will have nothing to do;
+    chunk_size=15 would give each a share (the games depend on the chunk size, as on
+    the seed)
     """

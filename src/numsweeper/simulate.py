@@ -18,6 +18,7 @@ import math
 import pickle
 import sys
 import time
+import warnings
 from collections.abc import Callable
 from concurrent.futures import Executor
 from dataclasses import dataclass, fields
@@ -30,7 +31,7 @@ from numpy.typing import NDArray
 
 from ._constants import HIDDEN
 from ._kernels import three_bv_solved
-from ._runner import Done, Hooks, Runner, from_ctrl_c
+from ._runner import Done, Hooks, Runner, from_ctrl_c, idle_workers
 from ._validate import (
     check_at_least,
     check_board,
@@ -44,7 +45,7 @@ from ._validate import (
     short_repr,
 )
 from .batchgame import BatchGame
-from .errors import InvalidBoardError, InvalidTypeError, OutOfBoundsError
+from .errors import IdleWorkersWarning, InvalidBoardError, InvalidTypeError, OutOfBoundsError
 from .game import MOVE_KINDS, Game
 from .placement import MinePlacementStrategy, RandomPlacement, check_strategy, reseeded
 
@@ -118,12 +119,14 @@ class Policy(Protocol):
 
     Notes
     -----
-    Two optional attributes: ``max_clicks`` (an int) ends each game after
-    that many reveals, and a method ``explain()`` returns, for the policy's
-    last call, ``(probabilities, guesses)``: arrays of shape ``(k,)`` with the
-    mine probability of each chosen cell (NaN where unknown) and whether the
-    choice was a guess.  A traced run (``simulate(..., trace=True)``) records
-    them with every move.
+    Optional attributes: ``max_clicks`` (an int) ends each game after that
+    many reveals; ``first_click`` names the first-click rule the policy
+    assumes (:func:`simulate` refuses games with no rule for a policy that
+    assumes ``'safe'`` or ``'opening'``); and a method ``explain()``
+    returns, for the policy's last call, ``(probabilities, guesses)``:
+    arrays of shape ``(k,)`` with the mine probability of each chosen cell
+    (NaN where unknown) and whether the choice was a guess.  A traced run
+    (``simulate(..., trace=True)``) records them with every move.
 
     Examples
     --------
@@ -405,8 +408,22 @@ def _check_policy(policy: Any, first_click: str | None) -> None:
     if isinstance(policy, str):
         _known_policy(policy)
         _make_policy(policy, first_click)  # fail now, not in a worker
-    elif not callable(policy):
+        return
+    if isinstance(policy, type):  # (callable, but calling it makes a policy)
+        raise InvalidTypeError(
+            f"policy must be a name or a callable, got the class {policy.__name__}; "
+            f"pass an instance, such as {policy.__name__}()"
+        )
+    if not callable(policy):
         raise InvalidTypeError(f"policy must be a name or a callable, got {short_repr(policy)}")
+    assumed = getattr(policy, "first_click", None)
+    if first_click is None and assumed in ("safe", "opening"):
+        # Its opening move would be called certainly safe (explain(), traces) when it is not.
+        raise InvalidBoardError(
+            f"the policy assumes first_click={assumed!r}, but these games have no "
+            f"first-click rule; pass first_click={assumed!r}, or a policy made for "
+            "first_click=None"
+        )
 
 
 def _known_policy(name: str) -> None:
@@ -576,11 +593,11 @@ class SimulationResult:
         if self.interrupted:
             games += f" of {self.requested} (interrupted)"
         if self.games:
+            interval = f" (95% CI {_percent(low)} to {_percent(high)})"
+            if self.interrupted:  # the games kept are not a sample of the run's games
+                interval = " of the games that finished"
             rates = [
-                (
-                    "win rate",
-                    f"{_percent(self.win_rate)} (95% CI {_percent(low)} to {_percent(high)})",
-                ),
+                ("win rate", f"{_percent(self.win_rate)}{interval}"),
                 (
                     "mean 3BV",
                     f"{_mean(rec['three_bv']):.2f} (solved {_mean(rec['three_bv_solved']):.2f})",
@@ -599,6 +616,17 @@ class SimulationResult:
             *([("strategy", self.strategy)] if self.strategy is not None else []),
             ("games", games),
             *rates,
+            *(
+                [
+                    (
+                        "note",
+                        "an interrupted run keeps the games that ended first (short ones, "
+                        "most of them lost): its rates and means are not estimates",
+                    )
+                ]
+                if self.interrupted and self.games
+                else []
+            ),
             ("games/s", f"{self.games_per_second:,.0f}"),
             *([("start-up", f"{self.startup:.1f} s (not in games/s)")] if self.startup > 0 else []),
             ("seed", self._seed_text()),
@@ -1329,10 +1357,10 @@ def simulate(
     Examples
     --------
     >>> import numsweeper as ns
-    >>> result = ns.simulate(1000, 6, 6, 3, seed=42)
+    >>> result = ns.simulate(1000, 6, 6, 3, seed=42, chunk_size=250)
     >>> result.games, 0.05 < result.win_rate < 0.95
     (1000, True)
-    >>> again = ns.simulate(1000, 6, 6, 3, seed=42, workers=2)
+    >>> again = ns.simulate(1000, 6, 6, 3, seed=42, chunk_size=250, workers=2)
     >>> bool((again.records == result.records).all())
     True
     """
@@ -1359,6 +1387,11 @@ def simulate(
         (i, start, min(chunk_size, games - start))
         for i, start in enumerate(range(0, games, chunk_size))
     ]
+    idle = idle_workers(workers, games, chunk_size, "games") if executor is None else None
+    if idle is not None:
+        sentence, share = idle
+        message = f"{sentence}; chunk_size={share} would give each a share (the games depend "
+        warnings.warn(message + "on the chunk size, as on the seed)", IdleWorkersWarning, 2)
     first_child = root.n_children_spawned
     children = root.spawn(len(chunks))
     tasks = [
