@@ -148,6 +148,15 @@ def test_accepts_snapshot_and_game() -> None:
         np.testing.assert_array_equal(by_game.probabilities, other.probabilities)
         assert by_game.layouts == other.layouts
     assert np.isfinite(by_game.probabilities[0, 0])
+    # The total may be given too, but not another one: a Snapshot's
+    # mines_left (the total less the flags) is the likely slip.
+    assert analyze(game, 40).layouts == analyze(game.snapshot(), 40).layouts == by_game.layouts
+    for given in (game, game.snapshot()):
+        with pytest.raises(
+            ns.InvalidBoardError,
+            match=r"mines=39 contradicts the game's own 40 \(39 left besides 1 flag\); leave",
+        ):
+            analyze(given, game.snapshot().mines_left)
 
 
 def test_rejects_bad_input() -> None:

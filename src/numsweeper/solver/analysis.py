@@ -347,16 +347,20 @@ def _binomial_weights(u: int, m: int, totals: list[int]) -> dict[int, int]:
 def _coerce(visible: Any, mines: Any) -> tuple[NDArray[np.int8], int]:
     """Accept an array, a Snapshot or a Game; return (cells, total mines)."""
     if isinstance(visible, Game):
-        if mines is None:
-            mines = visible.mine_count
         visible = visible.snapshot()
     if isinstance(visible, Snapshot):
         cells = visible.cells
-        if visible.state is GameState.WON and mines is None:
-            # a won game shows every mine as a flag, the player's or not
-            mines = int(np.count_nonzero(cells == FLAG))
+        flags = int(np.count_nonzero(cells == FLAG))
+        # (a won game shows every mine as a flag, the player's or not)
+        own = flags if visible.state is GameState.WON else visible.mines_left + flags
         if mines is None:
-            mines = visible.mines_left + int(np.count_nonzero(cells == FLAG))
+            mines = own
+        elif check_int(mines, "mines") != own:  # (a Snapshot's mines_left is not the total)
+            raise InvalidBoardError(
+                f"mines={short_repr(mines)} contradicts the game's own {own} "
+                f"({visible.mines_left} left besides {flags} flag{'s' if flags != 1 else ''}); "
+                "leave mines out to use it"
+            )
         # a snapshot holds counts and codes; a lost game's shows mines (codes below FLAG)
         if cells.min() < FLAG:
             r, c = (int(v) for v in np.argwhere(cells < FLAG)[0])
