@@ -438,10 +438,13 @@ def test_reset_all_and_bad_masks() -> None:
     batch.reveal(0, 0)
     batch.reset()
     assert batch.clicks.tolist() == [0, 0, 0] and (batch.visible == ns.HIDDEN).all()
-    with pytest.raises(TypeError, match=r"mask must be a bool array of shape \(3,\)"):
+    with pytest.raises(ns.InvalidTypeError, match=r"mask must be a bool array of shape \(3,\)"):
         batch.reset(np.array([0, 1, 2]))
-    with pytest.raises(TypeError, match=r"got bool \(2,\)"):
+    with pytest.raises(ns.InvalidBoardError, match=r"of shape \(3,\), got bool \(2,\)"):
         batch.reset(np.array([True, False]))
+    with pytest.raises(ns.InvalidBoardError, match=r"active must be a bool array of shape"):
+        batch.reveal(0, 0, active=np.ones((1, 3), dtype=bool))
+    assert batch.clicks.tolist() == [0, 0, 0]  # (nothing moved)
 
 
 def test_a_failed_reset_changes_nothing() -> None:

@@ -102,12 +102,17 @@ def test_create_largest_and_smallest_mine_counts() -> None:
 
 
 @pytest.mark.parametrize(
-    "safe",
-    [np.zeros((3, 4), dtype=bool), np.zeros((4, 3), dtype=int), [[1, 0, 0]] * 4, "x"],
+    ("safe", "error"),
+    [
+        (np.zeros((3, 4), dtype=bool), ns.InvalidBoardError),  # a bool mask, the wrong shape
+        (np.zeros((4, 3), dtype=int), ns.InvalidTypeError),  # not bools
+        ([[1, 0, 0]] * 4, ns.InvalidTypeError),
+        ("x", ns.InvalidTypeError),
+    ],
     ids=["shape", "dtype", "int-list", "str"],
 )
-def test_create_rejects_bad_safe_masks(safe: Any) -> None:
-    with pytest.raises(ns.InvalidBoardError, match="safe"):
+def test_create_rejects_bad_safe_masks(safe: Any, error: type[Exception]) -> None:
+    with pytest.raises(error, match=r"safe must be a bool array of shape \(4, 3\), got "):
         ns.Board.create(4, 3, 2, safe=safe)
 
 

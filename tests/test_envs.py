@@ -640,6 +640,8 @@ def test_vector_env_refuses_bad_input() -> None:
         envs.reset(options={"reset_mask": [True, False]})
     with pytest.raises(ns.InvalidBoardError, match="at least one"):
         envs.reset(options={"reset_mask": np.zeros(2, dtype=bool)})
+    with pytest.raises(ns.InvalidBoardError, match=r"reset_mask.*shape \(2,\)"):
+        envs.reset(options={"reset_mask": np.ones(3, dtype=bool)})
 
 
 def vector_twins() -> tuple[MinesweeperVectorEnv, MinesweeperVectorEnv]:

@@ -561,7 +561,9 @@ class BatchGame:
             return np.arange(n)
         chosen = np.asarray(mask)
         if chosen.dtype != bool or chosen.shape != (n,):
-            raise InvalidTypeError(
+            # a wrong dtype is a wrong type; a bool mask of another shape, a wrong value
+            error = InvalidTypeError if chosen.dtype != bool else InvalidBoardError
+            raise error(
                 f"{name} must be a bool array of shape ({n},), got {chosen.dtype} {chosen.shape}"
             )
         return np.flatnonzero(chosen)

@@ -10,7 +10,7 @@ from numpy.typing import ArrayLike, NDArray
 from . import _rules as rules
 from ._rules import GameArrays
 from ._validate import Index, check_coord, check_dims, count_text
-from .errors import GameOverError, IllegalMoveError, InvalidBoardError
+from .errors import GameOverError, IllegalMoveError, InvalidBoardError, InvalidTypeError
 from .placement import MinePlacementStrategy, RandomPlacement, place_boards
 
 __all__ = ["Board", "Uncovered"]
@@ -202,11 +202,11 @@ class Board:
         Raises
         ------
         InvalidBoardError
-            For bad dimensions or counts, a bad ``safe`` mask, or a strategy
-            that cannot honour the request.
+            For bad dimensions or counts, a ``safe`` mask of the wrong shape,
+            or a strategy that cannot honour the request.
         TypeError
-            If a dimension is not an integer, or ``strategy`` is not a
-            strategy instance.
+            If a dimension is not an integer, ``safe`` is not of bools, or
+            ``strategy`` is not a strategy instance.
 
         Examples
         --------
@@ -220,7 +220,7 @@ class Board:
         if safe is not None:
             safe_mask = np.asarray(safe)
             if safe_mask.dtype != bool or safe_mask.shape != (rows, cols):
-                raise InvalidBoardError(
+                raise (InvalidTypeError if safe_mask.dtype != bool else InvalidBoardError)(
                     f"safe must be a bool array of shape {(rows, cols)}, "
                     f"got {safe_mask.dtype} {safe_mask.shape}"
                 )

@@ -217,7 +217,8 @@ class MinesweeperVectorEnv(VectorEnv[NDArray[np.int8], NDArray[np.int64], NDArra
         if options is not None and "reset_mask" in options:
             mask = options["reset_mask"]
             if not isinstance(mask, np.ndarray) or mask.dtype != bool or mask.shape != (n,):
-                raise InvalidTypeError(
+                right_type = isinstance(mask, np.ndarray) and mask.dtype == bool
+                raise (InvalidBoardError if right_type else InvalidTypeError)(
                     f"options['reset_mask'] must be a bool array of shape ({n},), "
                     f"got {short_repr(mask)}"
                 )
