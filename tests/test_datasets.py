@@ -134,6 +134,16 @@ def test_reproducible_from_the_seed_and_chunked() -> None:
     assert a.seed == 5 and a.chunk_size == 40
 
 
+def test_the_command_line_spelling_none_is_no_rule(tmp_path: Path) -> None:
+    # 'none' was kept as a string, and the file the result wrote was refused
+    data = positions(3, 9, 9, 10, seed=0, first_click="none", policy="random")
+    assert data.first_click is None
+    expected = positions(3, 9, 9, 10, seed=0, first_click=None, policy="random")
+    np.testing.assert_array_equal(data.visible, expected.visible)
+    data.to_npz(tmp_path / "none.npz")
+    assert load_positions(tmp_path / "none.npz").first_click is None
+
+
 def test_fresh_entropy_is_recorded() -> None:
     a = positions(5, 9, 9, 10, seed=None, policy="random")
     assert not isinstance(a.seed, tuple) and a.seed > 0

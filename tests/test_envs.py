@@ -353,6 +353,25 @@ def test_safe_first_click_never_loses_and_no_rule_can() -> None:
     assert losses[None] > 20  # 12 of 16 cells are mines
 
 
+def test_the_command_line_spelling_none_is_no_rule() -> None:
+    # 'none' was accepted, kept as a string, and then every reset failed
+    env = MinesweeperEnv("beginner", first_click="none")
+    assert env.settings.first_click is None
+    twin = MinesweeperEnv("beginner", first_click=None)
+    for seed in range(5):
+        obs, _ = env.reset(seed=seed)
+        again, _ = twin.reset(seed=seed)
+        np.testing.assert_array_equal(obs, again)
+        assert env.step(40)[1:3] == twin.step(40)[1:3]
+    envs = MinesweeperVectorEnv(2, "beginner", first_click="none")
+    twins = MinesweeperVectorEnv(2, "beginner", first_click=None)
+    assert envs.settings.first_click is None
+    np.testing.assert_array_equal(envs.reset(seed=3)[0], twins.reset(seed=3)[0])
+    moved, twin_moved = envs.step(np.array([0, 80])), twins.step(np.array([0, 80]))
+    for got, expected in zip(moved[:3], twin_moved[:3], strict=True):
+        np.testing.assert_array_equal(got, expected)
+
+
 # -- rewards and episode ends ---------------------------------------------------------------
 
 

@@ -89,6 +89,15 @@ def test_local_rules_match_the_cell_by_cell_reference_over_a_batch() -> None:
         assert np.array_equal(safe[i], s1) and np.array_equal(mines[i], m1)
 
 
+def test_the_command_line_spelling_none_is_no_rule() -> None:
+    policy = SolverPolicy("none")
+    assert policy.first_click is None and repr(policy) == "SolverPolicy(first_click=None)"
+    visible = np.full((1, 9, 9), ns.HIDDEN, dtype=np.int8)
+    policy(visible, np.array([10]), np.random.default_rng(0))
+    probabilities, guesses = policy.explain()  # a blind first click, as with None
+    assert probabilities.tolist() == [10 / 81] and guesses.tolist() == [True]
+
+
 def test_first_clicks() -> None:
     rng = np.random.default_rng(0)
     expert = np.full((1, 16, 30), H, dtype=np.int8)

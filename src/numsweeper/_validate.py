@@ -205,11 +205,6 @@ def first_click_rule(rule: Any) -> str | None:
     return rule
 
 
-def check_first_click(rule: Any) -> None:
-    """Reject an unknown first-click rule; see :func:`first_click_rule`."""
-    first_click_rule(rule)
-
-
 def rule_text(rule: str | None) -> str:
     """A first-click rule as every command prints it: ``none``, ``safe`` or ``opening``."""
     return "none" if rule is None else rule

@@ -95,6 +95,7 @@ from ._validate import (
     check_board,
     check_regular_file,
     check_visible,
+    first_click_rule,
     make_seed_sequence,
     memory_bytes,
     open_npz,
@@ -567,6 +568,7 @@ def iter_positions(
     n = check_at_least(n, "n", 0)
     chunk_size = check_at_least(chunk_size, "chunk_size", 1)
     BatchGame.new(0, rows, cols, mines, first_click=first_click)  # the engine's checks
+    first_click = first_click_rule(first_click)  # ('none', the command line's spelling: None)
     rows, cols, mines = int(rows), int(cols), int(mines)
     if not isinstance(sample, str) or sample not in SAMPLES:
         raise InvalidBoardError(f"sample must be one of {SAMPLES}, got {short_repr(sample)}")

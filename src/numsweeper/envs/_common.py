@@ -30,7 +30,7 @@ from .. import (
     InvalidTypeError,
     MinePlacementStrategy,
 )
-from .._validate import check_at_least, preset_dims, short_repr
+from .._validate import check_at_least, first_click_rule, preset_dims, short_repr
 from ..render import cell_rgb, visible_text
 
 __all__ = [
@@ -284,6 +284,7 @@ def settings_of(
         )
     # The engine's own checks of the sizes and the rule, on a batch of none.
     BatchGame.new(0, rows, cols, mines, first_click=first_click)
+    first_click = first_click_rule(first_click)  # ('none', the command line's spelling: None)
     return Settings(
         rows=int(rows),
         cols=int(cols),

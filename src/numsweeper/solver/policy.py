@@ -69,7 +69,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._constants import FLAG, HIDDEN
-from .._validate import check_coord, check_first_click, check_int, check_visible, short_repr
+from .._validate import check_coord, check_int, check_visible, first_click_rule, short_repr
 from ..errors import (
     GameOverError,
     IllegalMoveError,
@@ -246,7 +246,7 @@ class SolverPolicy:
         fifty_fifty: bool = True,
         guess: str = "hill",
     ) -> None:
-        check_first_click(first_click)
+        first_click = first_click_rule(first_click)  # ('none' means None)
         if start is not None:
             pair = np.asarray(start, dtype=object)  # (ragged input stays one object per item)
             if pair.ndim == 0:
