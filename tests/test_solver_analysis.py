@@ -137,6 +137,35 @@ def test_contradiction_names_the_cell() -> None:
         analyze(cells, 2)
 
 
+def test_one_cell_s_questions_check_the_cell() -> None:
+    a = analyze(np.array([[1, H]], dtype=np.int8), 1)
+    assert a.probability(0, 1) == 1.0 and not a.certainly_safe(0, 1)
+    assert a.probability(np.int64(0), np.uint8(1)) == 1.0  # numpy integers are integers
+    for ask in (a.probability, a.certainly_safe):
+        # (-1 once wrapped round to the last column, and gave nan there)
+        for row, col, name in (
+            (0, -1, "col -1"),
+            (0, 2, "col 2"),
+            (-1, 0, "row -1"),
+            (1, 0, "row 1"),
+        ):
+            with pytest.raises(ns.OutOfBoundsError, match=rf"{name} is off the board"):
+                ask(row, col)
+        for bad in (1.0, np.bool_(True), "1"):
+            with pytest.raises(ns.InvalidTypeError, match="col"):
+                ask(0, bad)
+
+
+def test_an_engine_s_memory_sizes_are_checked() -> None:
+    for name in ("components", "structures"):
+        with pytest.raises(ns.InvalidBoardError, match=rf"{name} must be >= 0, got -1"):
+            ns.solver.Analyzer(**{name: -1})
+        with pytest.raises(ns.InvalidTypeError, match=name):
+            ns.solver.Analyzer(**{name: 2.5})
+    engine = ns.solver.Analyzer(structures=0, components=0)  # remembers nothing, still counts
+    assert engine.analyze(np.array([[1, H]], dtype=np.int8), 1).probability(0, 1) == 1.0
+
+
 def test_accepts_snapshot_and_game() -> None:
     game = ns.Game.from_preset("intermediate", seed=5, first_click="opening")
     game.reveal(7, 7)

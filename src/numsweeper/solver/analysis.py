@@ -45,7 +45,14 @@ from numpy.typing import NDArray
 
 from .._constants import FLAG, HIDDEN
 from .._kernels import adjacent_counts
-from .._validate import check_at_least, check_int, check_visible, count_text, short_repr
+from .._validate import (
+    check_at_least,
+    check_coord,
+    check_int,
+    check_visible,
+    count_text,
+    short_repr,
+)
 from ..errors import InvalidBoardError, InvalidTypeError
 from ..game import Game, GameState, Snapshot
 from ._jit import frozen
@@ -217,6 +224,7 @@ class Analysis:
         >>> a.probability(0, 1), a.probability(0, 2), a.probability(0, 0)
         (1.0, 0.0, nan)
         """
+        row, col = check_coord(row, col, *self._cells.shape)  # (never wrapped)
         if "probabilities" in self.__dict__:
             return float(self.probabilities[row, col])
         value = int(self._cells[row, col])
@@ -240,6 +248,7 @@ class Analysis:
         >>> a.certainly_safe(0, 2), a.certainly_safe(0, 1), a.certainly_safe(0, 0)
         (True, False, False)
         """
+        row, col = check_coord(row, col, *self._cells.shape)  # (never wrapped)
         if self._cells[row, col] >= 0 or (self._trust and self._cells[row, col] == FLAG):
             return False
         i = self._frontier_index(row, col)
@@ -409,6 +418,13 @@ class Analyzer:
         positions to remember; boards of more than 4,000,000 cells keep
         none, since each holds a few bytes per cell.
 
+    Raises
+    ------
+    InvalidBoardError
+        If ``components`` or ``structures`` is negative.
+    InvalidTypeError
+        If either is not an integer.
+
     Examples
     --------
     >>> import numsweeper as ns
@@ -420,8 +436,8 @@ class Analyzer:
     """
 
     def __init__(self, *, components: int = 4096, structures: int = 8) -> None:
-        self.memory = Memory(check_int(components, "components"))
-        self.structures = check_int(structures, "structures")
+        self.memory = Memory(check_at_least(components, "components", 0))
+        self.structures = check_at_least(structures, "structures", 0)
         self._shapes: OrderedDict[Any, Frontier] = OrderedDict()
         self._lock = threading.Lock()
 
