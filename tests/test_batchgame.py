@@ -447,6 +447,32 @@ def test_reset_all_and_bad_masks() -> None:
     assert batch.clicks.tolist() == [0, 0, 0]  # (nothing moved)
 
 
+@pytest.mark.parametrize("how", ["method", "copy", "deepcopy"])
+def test_a_copy_is_independent_and_deals_what_the_original_would(how: str) -> None:
+    import copy
+
+    batch = ns.BatchGame.new(3, 6, 6, 5, seed=4)
+    batch.reveal([0, 1, 2], [0, 1, 2])
+    batch.toggle_flag(5, 5, active=np.array([True, False, True]))
+    twin = {"method": batch.copy, "copy": lambda: copy.copy(batch)}.get(
+        how, lambda: copy.deepcopy(batch)
+    )()
+    before = batch.visible.copy(), batch.clicks.copy(), [batch[i].moves for i in range(3)]
+    twin.toggle_flag(4, 4)
+    twin.reveal(3, 3)
+    twin.reset(np.array([True, False, False]))
+    np.testing.assert_array_equal(batch.visible, before[0])  # the original did not move
+    np.testing.assert_array_equal(batch.clicks, before[1])
+    assert [batch[i].moves for i in range(3)] == before[2]
+    # The twin keeps the history it had, and its resets deal the original's next boards.
+    assert twin[1].moves[: len(before[2][1])] == before[2][1]
+    batch.toggle_flag(4, 4)
+    batch.reveal(3, 3)
+    batch.reset(np.array([True, False, False]))
+    np.testing.assert_array_equal(twin.mines, batch.mines)
+    np.testing.assert_array_equal(twin.visible, batch.visible)
+
+
 def test_a_failed_reset_changes_nothing() -> None:
     class Refuses(ns.MinePlacementStrategy):
         def place(self, rows, cols, mines, *, safe=None):  # type: ignore[no-untyped-def]

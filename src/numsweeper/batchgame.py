@@ -9,6 +9,8 @@ functions.  Batched calls never raise for one game's move; they return a
 
 from __future__ import annotations
 
+import copy
+import pickle
 import time
 from typing import Any
 
@@ -620,7 +622,7 @@ class BatchGame:
         TypeError
             If ``rows``, ``cols`` or ``active`` has the wrong dtype.
         ValueError
-            If ``rows`` or ``cols`` has the wrong shape.
+            If ``rows``, ``cols`` or ``active`` has the wrong shape.
 
         Examples
         --------
@@ -670,7 +672,7 @@ class BatchGame:
         TypeError
             If ``rows``, ``cols`` or ``active`` has the wrong dtype.
         ValueError
-            If ``rows`` or ``cols`` has the wrong shape.
+            If ``rows``, ``cols`` or ``active`` has the wrong shape.
 
         Examples
         --------
@@ -709,7 +711,7 @@ class BatchGame:
         TypeError
             If ``rows``, ``cols`` or ``active`` has the wrong dtype.
         ValueError
-            If ``rows`` or ``cols`` has the wrong shape.
+            If ``rows``, ``cols`` or ``active`` has the wrong shape.
 
         Examples
         --------
@@ -740,10 +742,11 @@ class BatchGame:
 
         Raises
         ------
-        TypeError
-            If ``mask`` is not a bool array of shape ``(n,)``.
+        InvalidTypeError
+            If ``mask`` is not an array of bools.
         InvalidBoardError
-            If the strategy cannot lay the boards (nothing changes then).
+            If ``mask`` is not of shape ``(n,)``, or the strategy cannot lay
+            the boards (nothing changes then).
 
         Examples
         --------
@@ -765,6 +768,46 @@ class BatchGame:
         self._since[g] = len(self._log)
         if self._logged > 2 * int(self._a.clicks.sum()) + _SLACK:
             self._compact()
+
+    def copy(self) -> BatchGame:
+        """An independent batch: its own arrays, move record and strategy.
+
+        ``copy.copy`` and ``copy.deepcopy`` give the same.  The copy deals its
+        resets from its own copy of the strategy, in the same state, so it
+        deals what this batch would (a strategy that cannot be copied is
+        shared).  Moves made on the copy never touch this batch, nor the
+        reverse.
+
+        Returns
+        -------
+        BatchGame
+
+        Examples
+        --------
+        >>> import numsweeper as ns
+        >>> games = ns.BatchGame.new(2, 9, 9, 10, seed=1)
+        >>> twin = games.copy()
+        >>> _ = twin.reveal(0, 0)
+        >>> twin.clicks.tolist(), games.clicks.tolist()
+        ([1, 1], [0, 0])
+        """
+        twin = BatchGame.__new__(BatchGame)
+        try:
+            strategy = copy.deepcopy(self._strategy)
+        except (TypeError, copy.Error, pickle.PicklingError):
+            strategy = self._strategy  # (as a game shares one it cannot copy)
+        twin._setup(self._a.copy(), first_click=self._first_click, strategy=strategy)
+        twin._created = self._created
+        twin._log = list(self._log)  # (entries are never changed in place)
+        twin._logged = self._logged
+        twin._since = self._since.copy()
+        return twin
+
+    def __copy__(self) -> BatchGame:
+        return self.copy()
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> BatchGame:
+        return self.copy()
 
     def _compact(self) -> None:
         """Drop the log entries of games dealt again since (amortized O(1) per move)."""
