@@ -89,6 +89,20 @@ def test_simulate_and_stats_say_when_workers_would_sit_idle(
     )
 
 
+@pytest.mark.parametrize(
+    ("argv", "what"), [(["simulate", "--games"], "games"), (["stats", "--boards"], "boards")]
+)
+def test_too_many_chunks_is_a_one_line_error(
+    argv: list[str], what: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run(capsys, *argv, "10000000000", "--chunk-size", "10")
+    assert (code, out) == (2, "")
+    assert err == (
+        f"numsweeper {argv[0]}: error: 10000000000 {what} in chunks of 10 make 1000000000 "
+        "chunks, more than 1,000,000: use a larger chunk size\n"
+    )
+
+
 def test_simulate_refuses_one_file_for_both_records_and_trace(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -341,6 +341,19 @@ def test_bad_policies_are_reported() -> None:
         ns.simulate(5, 9, 9, 10, policy=off_board)
 
 
+def test_a_run_of_absurdly_many_chunks_is_refused_before_it_makes_them() -> None:
+    # every chunk's task and seed are made up front: 2**40 of them ran out of memory
+    with pytest.raises(
+        ns.InvalidBoardError,
+        match=r"^1099511627776 games in chunks of 1 make 1099511627776 chunks, more than "
+        r"1,000,000: use a larger chunk size",
+    ):
+        ns.simulate(2**40, 5, 5, 3, seed=0, chunk_size=1)
+    with pytest.raises(ns.InvalidBoardError, match=r"an integer of 16,610 bits games"):
+        ns.simulate(10**5000, 5, 5, 3, seed=0)
+    assert ns.simulate(10, 5, 5, 3, seed=0, chunk_size=1).games == 10
+
+
 def test_more_workers_than_chunks_is_a_warning_that_names_the_fix() -> None:
     with pytest.warns(
         ns.IdleWorkersWarning,

@@ -35,7 +35,10 @@ from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExe
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Done", "Hooks", "Runner", "idle_workers"]
+from ._validate import short_repr
+from .errors import InvalidBoardError
+
+__all__ = ["MAX_CHUNKS", "Done", "Hooks", "Runner", "check_chunks", "idle_workers"]
 
 # How often a worker checks that its parent is alive, and how long the parent
 # waits for news before looking at its queue again (seconds).
@@ -343,6 +346,22 @@ class Runner:
         finally:
             for future in pending:
                 future.cancel()
+
+
+#: The most chunks one run may have: each is a task and a child seed made
+#: before the first chunk runs (about a kilobyte each).
+MAX_CHUNKS = 1_000_000
+
+
+def check_chunks(total: int, chunk_size: int, what: str) -> int:
+    """The number of chunks of ``total`` items; InvalidBoardError past :data:`MAX_CHUNKS`."""
+    chunks = -(-total // chunk_size)
+    if chunks > MAX_CHUNKS:
+        raise InvalidBoardError(
+            f"{short_repr(total)} {what} in chunks of {short_repr(chunk_size)} make "
+            f"{short_repr(chunks)} chunks, more than {MAX_CHUNKS:,}: use a larger chunk size"
+        )
+    return chunks
 
 
 def idle_workers(workers: int, total: int, chunk_size: int, what: str) -> tuple[str, int] | None:

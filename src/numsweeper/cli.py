@@ -23,7 +23,7 @@ from numpy.typing import NDArray
 
 from . import __version__
 from ._constants import PRESETS
-from ._runner import Done, Hooks, Runner, from_ctrl_c, idle_workers
+from ._runner import Done, Hooks, Runner, check_chunks, from_ctrl_c, idle_workers
 from ._validate import (
     check_board,
     count_text,
@@ -32,7 +32,7 @@ from ._validate import (
     rule_text,
 )
 from .batch import DEFAULT_CHUNK_SIZE, generate_boards
-from .errors import GenerationError, IdleWorkersWarning, MinesweeperError
+from .errors import IdleWorkersWarning, MinesweeperError
 from .metrics import board_stats
 from .simulate import POLICY_NAMES, simulate
 
@@ -380,6 +380,7 @@ def _stats(args: argparse.Namespace) -> int:
     elif rule is not None:
         parser.error(f"--first-click {args.first_click} needs --click ROW COL")
     _no_guess(parser, args, rule)
+    check_chunks(args.boards, args.chunk_size, "boards")
     _note_idle_workers(args, args.boards, "boards")
     if args.seed is None:  # drawn here, so that the report can print it
         entropy = np.random.SeedSequence().entropy
@@ -580,7 +581,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 141  # as a shell reports a pipe that closed: 128 + SIGPIPE
-    except GenerationError as exc:  # --no-guess on a board with (almost) no such layouts
+    except MinesweeperError as exc:  # raised on purpose: a one-line error, as argparse's
+        # (GenerationError: --no-guess on a board with (almost) no such layouts)
         print(f"numsweeper {args.command}: error: {exc}", file=sys.stderr, flush=True)
         return 2
     except MemoryError as exc:

@@ -31,7 +31,7 @@ from numpy.typing import NDArray
 
 from ._constants import HIDDEN
 from ._kernels import three_bv_solved
-from ._runner import Done, Hooks, Runner, from_ctrl_c, idle_workers
+from ._runner import Done, Hooks, Runner, check_chunks, from_ctrl_c, idle_workers
 from ._validate import (
     check_at_least,
     check_board,
@@ -1368,6 +1368,7 @@ def simulate(
     rows, cols, mines, first_click = check_board(rows, cols, mines, first_click)
     workers = check_at_least(workers, "workers", 1)
     chunk_size = check_at_least(chunk_size, "chunk_size", 1)
+    check_chunks(games, chunk_size, "games")  # (every chunk's task is made up front)
     if executor is not None and workers != 1:
         raise InvalidTypeError(f"give workers or executor, not both: got workers={workers}")
     checking = time.perf_counter()
