@@ -82,6 +82,18 @@ def test_first_click_rules_hold_for_one_click_and_per_board_clicks(rule: str) ->
             assert not batch.counts[np.arange(n), at[:, 0], at[:, 1]].any()
 
 
+def test_batches_that_cannot_fit_in_memory_are_refused_before_allocating() -> None:
+    # (numpy's bare MemoryError came after a wait, or the system killed the process)
+    with pytest.raises(
+        ns.InvalidBoardError,
+        match=r"^1000000000000 boards of 100x100 need 2 bytes per cell, more than this machine",
+    ):
+        ns.generate_boards(10**12, 100, 100, 1)
+    with pytest.raises(ns.InvalidBoardError, match=r"^1000000000000 games of 100x100 need 4 bytes"):
+        ns.BatchGame.new(10**12, 100, 100, 1, first_click="safe")
+    assert sum(len(b) for b in ns.iter_boards(5, 100, 100, 1, seed=1, chunk_size=2)) == 5
+
+
 def test_opening_rule_at_the_limit_of_mines() -> None:
     # A 4x4 board holds at most 16 - 9 mines under the opening rule; with the
     # click at (1, 1) they fill every cell outside the 3x3 around it.

@@ -173,6 +173,7 @@ def test_a_parquet_value_that_does_not_fit_its_column(
         ({"requested": 5}, "requested must be >= 20, got 5"),
         ({"first_child": -1}, "first_child must be >= 0, got -1"),
         ({"pool_size": 2}, "pool_size must be >= 4, got 2"),
+        ({"pool_size": 10**12}, "pool_size must be at most 65,536, got 1000000000000"),
         ({"interrupted": 0}, "interrupted must be true or false, got 0"),
         ({"policy_is_name": "yes"}, "policy_is_name must be true or false, got 'yes'"),
         ({"policy": "smart"}, "unknown policy 'smart'"),

@@ -254,6 +254,21 @@ def check_board(
     return r, c, m, rule
 
 
+def check_fits(n: int, rows: int, cols: int, per_cell: int, what: str) -> None:
+    """Refuse ``n`` boards of ``per_cell`` bytes a cell that would not fit in memory.
+
+    Checked before anything is allocated, as :func:`check_board` does for
+    one board: numpy's bare ``MemoryError`` would come after a long wait, or
+    not at all (the system may grant the pages and then kill the process).
+    """
+    have = memory_bytes()
+    if per_cell * n * rows * cols > have:
+        raise InvalidBoardError(
+            f"{short_repr(n)} {what} of {dims_text(rows, cols)} need {per_cell} bytes per "
+            f"cell, more than this machine's {have / 1e9:.1f} GB"
+        )
+
+
 def dims_text(rows: int, cols: int) -> str:
     """``'9x9'``; sizes too long to print whole are cut or named by their size."""
     a, b = (short_repr(n) for n in (rows, cols))

@@ -35,6 +35,7 @@ from ._validate import (
     check_at_least,
     check_board,
     check_dims,
+    check_fits,
     check_int,
     count_text,
     root_seed_sequence,
@@ -293,6 +294,7 @@ def generate_boards(
     (False, False)
     """
     n, rows, cols, mines, clicks = _check(n, rows, cols, mines, first_click, click)
+    check_fits(n, rows, cols, 2, "boards")  # (mines and counts; iter_boards streams them)
     workers = check_at_least(workers, "workers", 1)
     strategy = _strategy(strategy, seed)
     layout = place_at_clicks(strategy, n, rows, cols, mines, first_click, clicks, workers=workers)

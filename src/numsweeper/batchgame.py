@@ -20,7 +20,15 @@ from numpy.typing import ArrayLike, NDArray
 from . import _rules as rules
 from ._kernels import visible_cells, visible_in_progress
 from ._rules import IN_PROGRESS, LOST, WON, GameArrays, MoveStatus
-from ._validate import check_at_least, check_board, check_dims, check_int, count_text, preset_dims
+from ._validate import (
+    check_at_least,
+    check_board,
+    check_dims,
+    check_fits,
+    check_int,
+    count_text,
+    preset_dims,
+)
 from .batch import BoardBatch, _strategy
 from .board import read_only
 from .errors import InvalidBoardError, InvalidTypeError, OutOfBoundsError
@@ -221,6 +229,7 @@ class BatchGame:
         """
         n = check_at_least(n, "n", 0)
         rows, cols, mines, first_click = check_board(rows, cols, mines, first_click)
+        check_fits(n, rows, cols, 4, "games")  # (mines, counts, revealed, flagged)
         dealer = _strategy(strategy, seed)
         if first_click is None:
             a = GameArrays.laid(place_boards(dealer, n, rows, cols, mines))

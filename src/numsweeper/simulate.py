@@ -351,11 +351,23 @@ def _run_fields(meta: dict[str, Any], games: int) -> dict[str, Any]:
         "requested": check_at_least(value["requested"], "requested", games),
         "interrupted": _typed(value["interrupted"], "interrupted", (bool,), "true or false"),
         "first_child": check_at_least(value["first_child"], "first_child", 0),
-        "pool_size": check_at_least(value["pool_size"], "pool_size", 4),  # numpy's least
+        "pool_size": _pool_size(value["pool_size"]),
         "policy_is_name": policy_is_name,
         "strategy": _typed(value["strategy"], "strategy", (str, type(None)), "a name or null"),
         **seconds,
     }
+
+
+#: The largest SeedSequence pool a record may name (numpy's default is 4 words).
+_MAX_POOL = 1 << 16
+
+
+def _pool_size(value: Any) -> int:
+    """A recorded SeedSequence pool size: numpy's least (4) up to :data:`_MAX_POOL` words."""
+    size = check_at_least(value, "pool_size", 4)
+    if size > _MAX_POOL:  # (replay would allocate it: 4 bytes a word)
+        raise InvalidBoardError(f"pool_size must be at most {_MAX_POOL:,}, got {short_repr(size)}")
+    return size
 
 
 def _need(module: str, what: str) -> Any:
