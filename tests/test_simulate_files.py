@@ -122,6 +122,41 @@ def test_a_csv_row_of_the_wrong_length_and_a_bad_trace(
     refused(path, "row 0, column 'probability' holds 1e+300", moves=tmp_path / "moves.csv")
 
 
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_a_trace_must_be_the_records_own(
+    run: ns.SimulationResult, tmp_path: Path, suffix: str
+) -> None:
+    # A trace credited to the wrong games gave wrong efficiency() figures, or a bare IndexError.
+    if suffix == ".parquet":
+        pytest.importorskip("pyarrow")
+    records = saved(run, tmp_path / f"run{suffix}")
+    fewer = dataclasses.replace(run, records=run.records[run.records["game"] != 1])
+    saved(fewer, tmp_path / f"fewer{suffix}")
+    write = run.to_csv if suffix == ".csv" else run.to_parquet
+    write(tmp_path / f"moves{suffix}", which="moves")
+    moves = tmp_path / f"moves{suffix}"
+    again = ns.SimulationResult.from_csv if suffix == ".csv" else ns.SimulationResult.from_parquet
+    assert (
+        ns.metrics.efficiency(again(records, moves=moves)).clicks == run.records["clicks"]
+    ).all()
+    first = int(np.flatnonzero(run.moves["game"] == 1)[0])
+    refused(
+        tmp_path / f"fewer{suffix}",
+        f"row {first} holds a move of game 1, which the records do not hold",
+        moves=moves,
+    )
+    other = dataclasses.replace(run, moves=run.moves[run.moves["game"] != 3])
+    (other.to_csv if suffix == ".csv" else other.to_parquet)(
+        tmp_path / f"m3{suffix}", which="moves"
+    )
+    clicks = int(run.records["clicks"][run.records["game"] == 3][0])
+    refused(
+        records,
+        f"game 3 has 0 moves in the trace, but {clicks} clicks",
+        moves=tmp_path / f"m3{suffix}",
+    )
+
+
 @pytest.mark.parametrize(
     ("column", "values", "shown"),
     [

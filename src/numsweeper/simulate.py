@@ -358,6 +358,38 @@ def _run_fields(meta: dict[str, Any], games: int) -> dict[str, Any]:
     }
 
 
+def _trail_of(records: NDArray[np.void], trail: NDArray[np.void], where: str) -> NDArray[np.void]:
+    """A run's trace read from a file, checked against its records.
+
+    A traced run records every reveal of every game it kept, so each game's
+    trace rows are its clicks, and the trace names no other game; a trace
+    of another run (or an edited one) would credit one game's moves to
+    another.
+    """
+    games = records["game"]
+    row = np.zeros(len(trail), dtype=np.intp)  # each move's record
+    if len(trail):
+        order = np.argsort(games, kind="stable")
+        at = np.searchsorted(games, trail["game"], sorter=order).clip(0, max(len(games) - 1, 0))
+        row = order[at] if len(games) else row
+        stray = np.flatnonzero(games[row] != trail["game"]) if len(games) else np.zeros(1, int)
+        if stray.size:
+            i = int(stray[0])
+            raise InvalidBoardError(
+                f"{where!r}: row {i} holds a move of game {int(trail['game'][i])}, "
+                "which the records do not hold"
+            )
+    made = np.bincount(row, minlength=len(games))
+    wrong = np.flatnonzero(made != records["clicks"])
+    if wrong.size:
+        g = int(wrong[0])
+        raise InvalidBoardError(
+            f"{where!r}: game {int(games[g])} has {int(made[g])} moves in the trace, "
+            f"but {int(records['clicks'][g])} clicks in the records"
+        )
+    return trail
+
+
 #: The largest SeedSequence pool a record may name (numpy's default is 4 words).
 _MAX_POOL = 1 << 16
 
@@ -896,7 +928,7 @@ class SimulationResult:
         result = cls._with_metadata(records, meta, str(path))
         if moves is not None:
             trail, _ = _read_csv(moves, TRACE_DTYPE)
-            result = dataclasses_replace(result, moves=trail)
+            result = dataclasses_replace(result, moves=_trail_of(records, trail, str(moves)))
         return result
 
     @classmethod
@@ -1026,7 +1058,7 @@ class SimulationResult:
         result = cls._with_metadata(records, meta, str(path))
         if moves is not None:
             trail, _ = read(str(moves), TRACE_DTYPE)
-            result = dataclasses_replace(result, moves=trail)
+            result = dataclasses_replace(result, moves=_trail_of(records, trail, str(moves)))
         return result
 
     def __repr__(self) -> str:
