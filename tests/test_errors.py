@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import numsweeper as ns
+from numsweeper.render import check_visible
 from reference import fixed_game
 
 Unchanged = Callable[[ns.Game], AbstractContextManager[None]]
@@ -217,6 +218,30 @@ def test_lost_snapshot_is_stable_after_rejected_actions() -> None:
         with pytest.raises(ns.GameOverError):
             getattr(game, action)(3, 3)
     assert game.snapshot() == snap
+
+
+def _ragged_calls() -> list[tuple[str, Callable[[], Any]]]:
+    H = ns.HIDDEN
+    batch = ns.BatchGame.new(3, 4, 4, 2, seed=0)
+    return [
+        ("mines", lambda: ns.BatchGame.from_mines([[[True, False]], [[False]]])),
+        ("rows", lambda: batch.reveal([[1], [1, 2], [3]], 0)),
+        ("games", lambda: batch.visible_of([[0], [0, 1]])),
+        ("mask", lambda: batch.reset([[True], [True, False]])),
+        ("mines", lambda: ns.metrics.three_bv([[True], [True, False]])),
+        ("visible", lambda: ns.solver.analyze([[H], [H, H]], 1)),
+        ("visible", lambda: ns.solver.local_rules([[H], [H, H]])),
+        ("visible cells", lambda: check_visible([[H], [H, H]])),
+        ("mines", lambda: ns.Board([[True], [True, False]])),
+    ]
+
+
+@pytest.mark.parametrize("index", range(len(_ragged_calls())))
+def test_ragged_nested_lists_are_ours_and_named(index: int) -> None:
+    # numpy's own error for rows of different lengths is a bare ValueError
+    name, call = _ragged_calls()[index]
+    with pytest.raises(ns.InvalidBoardError, match=rf"^{name} must be .*, got \[\["):
+        call()
 
 
 def test_creation_errors() -> None:

@@ -142,6 +142,20 @@ def short_repr(value: Any, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def as_array(
+    value: Any, name: str, dtype: Any = None, kind: str = "a rectangular array"
+) -> NDArray[Any]:
+    """``np.asarray(value, dtype)``, or InvalidBoardError naming ``value``.
+
+    numpy raises a bare ``ValueError`` for a ragged nested list (rows of
+    different lengths), or for text it cannot convert to ``dtype``.
+    """
+    try:
+        return np.asarray(value, dtype=dtype)
+    except ValueError:
+        raise InvalidBoardError(f"{name} must be {kind}, got {short_repr(value)}") from None
+
+
 def check_visible(visible: Any, ndims: tuple[int, ...], shape: str) -> NDArray[np.int8]:
     """Visible cells of a game in progress as int8: counts 0..8, HIDDEN or FLAG.
 
@@ -149,7 +163,7 @@ def check_visible(visible: Any, ndims: tuple[int, ...], shape: str) -> NDArray[n
     them in the error.  A value out of range is named with its cell, before
     any cast (300 is not wrapped to 44); non-integers raise InvalidTypeError.
     """
-    cells = np.asarray(visible)
+    cells = as_array(visible, "visible")
     if cells.dtype == bool or not np.issubdtype(cells.dtype, np.integer):
         raise InvalidTypeError(f"visible must hold integers, got dtype {cells.dtype}")
     if cells.ndim not in ndims or 0 in cells.shape[-2:]:

@@ -21,6 +21,7 @@ from . import _rules as rules
 from ._kernels import visible_cells, visible_in_progress
 from ._rules import IN_PROGRESS, LOST, WON, GameArrays, MoveStatus
 from ._validate import (
+    as_array,
     check_at_least,
     check_board,
     check_dims,
@@ -147,7 +148,7 @@ class BatchGame:
         >>> games.reveal(0, 0).tolist(), [s.name for s in games.states]
         ([0, 0], ['LOST', 'WON'])
         """
-        layouts = np.asarray(mines)
+        layouts = as_array(mines, "mines")
         if layouts.dtype != bool or layouts.ndim != 3:
             raise InvalidBoardError(
                 f"mines must be a 3-D bool array, got {layouts.dtype} {layouts.shape}"
@@ -438,7 +439,7 @@ class BatchGame:
         >>> games.visible_of([1, 3]).shape
         (2, 9, 9)
         """
-        g = np.asarray(games)
+        g = as_array(games, "games")
         if g.ndim != 1:
             raise InvalidBoardError(f"games must be a 1-D array of indices, got shape {g.shape}")
         if g.size and (g.dtype == bool or not np.issubdtype(g.dtype, np.integer)):
@@ -553,7 +554,7 @@ class BatchGame:
         n = len(self)
         arrays = []
         for name, value in (("rows", rows), ("cols", cols)):
-            array = np.asarray(value)
+            array = as_array(value, name)
             if array.size == 0:  # [] holds no values, whatever numpy guesses for its dtype
                 array = array.astype(np.int64)
             if array.dtype == bool or not np.issubdtype(array.dtype, np.integer):
@@ -570,7 +571,7 @@ class BatchGame:
         n = len(self)
         if mask is None:
             return np.arange(n)
-        chosen = np.asarray(mask)
+        chosen = as_array(mask, name)
         if chosen.dtype != bool or chosen.shape != (n,):
             # a wrong dtype is a wrong type; a bool mask of another shape, a wrong value
             error = InvalidTypeError if chosen.dtype != bool else InvalidBoardError

@@ -9,7 +9,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from . import _rules as rules
 from ._rules import GameArrays
-from ._validate import Index, check_coord, check_dims, count_text
+from ._validate import Index, as_array, check_coord, check_dims, count_text
 from .errors import GameOverError, IllegalMoveError, InvalidBoardError, InvalidTypeError
 from .placement import MinePlacementStrategy, RandomPlacement, place_boards
 
@@ -113,10 +113,7 @@ class Board:
     __slots__ = ("_a", "_game", "_views")
 
     def __init__(self, mines: ArrayLike) -> None:
-        try:
-            layout = np.asarray(mines)
-        except ValueError:  # ragged rows
-            raise InvalidBoardError(f"mines must be a 2-D bool array, got {mines!r}") from None
+        layout = as_array(mines, "mines", kind="a 2-D bool array")
         if layout.dtype != bool:
             raise InvalidBoardError(f"mines must be a bool array, got dtype {layout.dtype}")
         if layout.ndim != 2:

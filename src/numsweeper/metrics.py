@@ -69,7 +69,7 @@ from ._kernels import (
     pack_boards,
     three_bv_solved,
 )
-from ._validate import check_at_least, make_rng
+from ._validate import as_array, check_at_least, make_rng
 from .batch import BoardBatch
 from .batchgame import BatchGame
 from .board import Board
@@ -133,7 +133,7 @@ def _as_mines(mines: Boards) -> tuple[NDArray[np.bool_], bool]:
         return board.mines[None], True
     if isinstance(mines, Board):
         return mines.mines[None], True
-    array = np.asarray(mines)
+    array = as_array(mines, "mines")
     if array.dtype != bool:
         raise InvalidBoardError(f"mines must be a bool array, got dtype {array.dtype}")
     if array.ndim not in (2, 3):

@@ -38,7 +38,7 @@ except ImportError as exc:  # pragma: no cover - exercised by a monkeypatched im
     ) from exc
 
 from ._constants import EXPLODED, FLAG, HIDDEN, MINE, WRONG_FLAG
-from ._validate import count_text
+from ._validate import as_array, count_text
 from .board import Board
 from .errors import InvalidBoardError, InvalidTypeError
 from .game import Game, Snapshot
@@ -135,7 +135,7 @@ def _new_axes() -> Axes:
 
 def _check_probabilities(probabilities: Any, shape: tuple[int, int]) -> NDArray[np.float64]:
     values = getattr(probabilities, "probabilities", probabilities)  # an Analysis works too
-    array = np.asarray(values, dtype=np.float64)
+    array = as_array(values, "probabilities", np.float64, "a rectangular array of numbers")
     if array.shape != shape:
         raise InvalidBoardError(
             f"probabilities must have the board's shape {shape}, got {array.shape}"
@@ -429,7 +429,7 @@ def plot_distribution(
     >>> ax.get_legend().get_texts()[0].get_text()
     'expert 3BV: mean 174.1, sd 19.0 (n=10,000)'
     """
-    array = np.asarray(values)
+    array = as_array(values, "values")
     if array.dtype == bool or not np.issubdtype(array.dtype, np.number):
         raise InvalidTypeError(f"values must be numeric, got dtype {array.dtype}")
     array = array.ravel() if array.ndim == 0 else array

@@ -23,7 +23,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ._constants import EXPLODED, FLAG, HIDDEN, MINE, WRONG_FLAG
-from ._validate import count_text, short_repr
+from ._validate import as_array, count_text, short_repr
 from .errors import InvalidBoardError, InvalidTypeError
 
 if TYPE_CHECKING:
@@ -189,7 +189,7 @@ def check_visible(cells: ArrayLike, *, ndim: int = 2) -> NDArray[np.int8]:
         ...
     numsweeper.errors.InvalidBoardError: cell (0, 0) holds 9, which is not a visible code
     """
-    array = np.asarray(cells)
+    array = as_array(cells, "visible cells")
     if array.ndim != ndim or 0 in array.shape:
         raise InvalidBoardError(
             f"visible cells must be a non-empty {ndim}-D array, got shape {array.shape}"
@@ -680,7 +680,7 @@ def batch_html(
     >>> "1,000 games 16×30, showing #0–#2" in page
     True
     """
-    array = np.asarray(visible)
+    array = as_array(visible, "visible")
     if array.ndim != 3:
         raise InvalidBoardError(f"visible must be 3-D (n, rows, cols), got shape {array.shape}")
     given, rows, cols = array.shape
