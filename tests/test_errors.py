@@ -244,6 +244,26 @@ def test_ragged_nested_lists_are_ours_and_named(index: int) -> None:
         call()
 
 
+def test_integers_too_long_to_print_are_named_by_their_size() -> None:
+    # Python refuses to print integers of more than 4,300 digits: the
+    # messages themselves once raised a bare ValueError
+    big = 10**5000
+    size = "an integer of 16,610 bits"
+    calls: list[tuple[type[Exception], str, Callable[[], Any]]] = [
+        (
+            ns.OutOfBoundsError,
+            f"click [{size}, 0] is off",
+            lambda: ns.update_board([["E"]], [big, 0]),
+        ),
+        (ns.InvalidBoardError, f"rows, got {size}", lambda: ns.update_board(big, [0, 0])),
+        (ns.InvalidBoardError, f"got {size}", lambda: ns.solver.analyze(np.full((2, 2), -1), big)),
+        (ns.OutOfBoundsError, f"game {size} is not", lambda: ns.simulate(3, 5, 5, 3).replay(big)),
+    ]
+    for error, words, call in calls:
+        with pytest.raises(error, match=re.escape(words)):
+            call()
+
+
 def test_creation_errors() -> None:
     with pytest.raises(ns.InvalidBoardError, match="-2"):
         ns.Game.new(-2, 3, 1)

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from ._kernels import adjacent_counts, flood_from
-from ._validate import check_int
+from ._validate import check_int, short_repr
 from .errors import IllegalMoveError, InvalidBoardError, InvalidTypeError, OutOfBoundsError
 
 __all__ = ["update_board"]
@@ -23,7 +23,9 @@ def _grid_text(board: Any) -> tuple[int, int, str]:
     valid character.  Only when something is wrong do we look for where.
     """
     if type(board) is not list or not board:
-        raise InvalidBoardError(f"board must be a non-empty list of rows, got {board!r:.60}")
+        raise InvalidBoardError(
+            f"board must be a non-empty list of rows, got {short_repr(board, 60)}"
+        )
     first = board[0]
     if type(first) is not list or not first:
         raise InvalidBoardError(f"board rows must be non-empty lists, got row 0 = {first!r:.60}")
@@ -56,7 +58,8 @@ def _grid_text(board: Any) -> tuple[int, int, str]:
         )
         hint = " (the game is already over)" if cell == "X" else ""
         raise InvalidBoardError(
-            f"invalid cell {cell!r} at ({i}, {j}){hint}; expected one of 'M', 'E', 'B', '1'-'8'"
+            f"invalid cell {short_repr(cell)} at ({i}, {j}){hint}; "
+            "expected one of 'M', 'E', 'B', '1'-'8'"
         )
     return len(board), cols, text
 
@@ -113,10 +116,14 @@ def update_board(board: list[list[str]], click: Any) -> list[list[str]]:
     try:
         raw_row, raw_col = click
     except (TypeError, ValueError):
-        raise InvalidTypeError(f"click must be a [row, col] pair, got {click!r}") from None
+        raise InvalidTypeError(
+            f"click must be a [row, col] pair, got {short_repr(click)}"
+        ) from None
     r, c = check_int(raw_row, "click row"), check_int(raw_col, "click col")
     if not (0 <= r < rows and 0 <= c < cols):
-        raise OutOfBoundsError(f"click {[r, c]} is off the {rows}x{cols} board")
+        raise OutOfBoundsError(
+            f"click [{short_repr(r)}, {short_repr(c)}] is off the {rows}x{cols} board"
+        )
     cell = text[r * cols + c]
     if cell == "M":
         board[r][c] = "X"

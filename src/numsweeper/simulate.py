@@ -754,7 +754,7 @@ class SimulationResult:
             span = f"games 0..{self.requested - 1}" if self.requested else "no games"
             if self.interrupted:
                 span += f", {count_text(self.games, 'game')} kept: interrupted"
-            raise OutOfBoundsError(f"game {i} is not in this run's records ({span})")
+            raise OutOfBoundsError(f"game {short_repr(i)} is not in this run's records ({span})")
         record = self.records[hits[0]]
         if policy is None:
             if not self.policy_is_name:

@@ -383,7 +383,7 @@ def _coerce(visible: Any, mines: Any) -> tuple[NDArray[np.int8], int]:
         cells = check_visible(visible, (2,), "(rows, cols), non-empty")  # (only read)
     m = check_int(mines, "mines")
     if not 0 <= m <= cells.size:
-        raise InvalidBoardError(f"mines must be in 0..{cells.size}, got {m}")
+        raise InvalidBoardError(f"mines must be in 0..{cells.size}, got {short_repr(m)}")
     return cells, m
 
 
