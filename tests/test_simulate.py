@@ -371,6 +371,55 @@ def test_more_workers_than_chunks_is_a_warning_that_names_the_fix() -> None:
             ns.simulate(30, 9, 9, 10, seed=1, executor=pool)
 
 
+class _StringLimit:
+    max_clicks = "3"
+
+    def __call__(self, visible: Any, mines_left: Any, rng: Any) -> Any:
+        return first_hidden(visible, mines_left, rng)
+
+
+class _Explains:
+    def __init__(self, said: Any) -> None:
+        self.said = said
+
+    def __call__(self, visible: Any, mines_left: Any, rng: Any) -> Any:
+        self.k = len(visible)
+        return first_hidden(visible, mines_left, rng)
+
+    def explain(self) -> Any:
+        return self.said(self.k) if callable(self.said) else self.said
+
+
+def _ragged(visible: Any, mines_left: Any, rng: Any) -> Any:
+    return [[0, 0]] * (len(visible) - 1) + [[0]]
+
+
+def test_what_a_policy_or_an_executor_gets_wrong_is_ours_and_named() -> None:
+    # each leaked a bare AttributeError, ValueError or numpy UFuncTypeError
+    with pytest.raises(ns.InvalidTypeError, match=r"executor must be a concurrent.futures"):
+        ns.simulate(2, 5, 5, 3, seed=0, executor=object())
+    with pytest.raises(ns.InvalidBoardError, match=r"the cells of policy '_ragged' must be an int"):
+        ns.simulate(2, 5, 5, 3, seed=0, policy=_ragged)
+    with pytest.raises(ns.InvalidTypeError, match=r"the policy's max_clicks must be an integer"):
+        ns.simulate(2, 5, 5, 3, seed=0, policy=_StringLimit())
+    bad = [
+        ("abc", r"explain\(\) must return \(probabilities, guesses\), got 'abc'"),
+        (([0.5], [True]), r"explain\(\) must give 2 probabilities and 2 bools"),  # (broadcast)
+        ((["x", "y"], [True, True]), r"explain\(\)'s probabilities must be an array of 2"),
+        (
+            lambda k: (np.zeros(k), np.full(k, 0.5)),
+            r"and 2 bools .* got float32 \(2,\) and float64",
+        ),
+    ]
+    for said, message in bad:
+        with pytest.raises(ns.InvalidBoardError, match=message):
+            ns.simulate(2, 5, 5, 3, seed=0, policy=_Explains(said), trace=True, first_click=None)
+    fine = _Explains(lambda k: ([0.25] * k, [1] * k))  # lists, and 0/1 for the guesses
+    run = ns.simulate(2, 5, 5, 3, seed=0, policy=fine, trace=True, first_click=None)
+    assert run.moves is not None and (run.moves["guess"] == 1).all()
+    assert np.allclose(run.moves["probability"], 0.25)
+
+
 def test_a_policy_class_or_a_rule_the_games_lack_is_refused_up_front() -> None:
     from numsweeper.solver import SolverPolicy
 

@@ -33,6 +33,7 @@ from ._constants import HIDDEN
 from ._kernels import three_bv_solved
 from ._runner import Done, Hooks, Runner, check_chunks, from_ctrl_c, idle_workers
 from ._validate import (
+    as_array,
     check_at_least,
     check_board,
     check_int,
@@ -460,6 +461,9 @@ def _check_policy(policy: Any, first_click: str | None) -> None:
         )
     if not callable(policy):
         raise InvalidTypeError(f"policy must be a name or a callable, got {short_repr(policy)}")
+    limit = getattr(policy, "max_clicks", None)
+    if limit is not None:
+        check_at_least(limit, "the policy's max_clicks", 1)
     assumed = getattr(policy, "first_click", None)
     if first_click is None and assumed in ("safe", "opening"):
         # Its opening move would be called certainly safe (explain(), traces) when it is not.
@@ -1154,6 +1158,7 @@ def _play_batch(
     batch = BatchGame.new(games, rows, cols, mines, strategy=dealer, first_click=first_click)
     limit = getattr(policy, "max_clicks", None)
     explain = getattr(policy, "explain", None) if trace else None
+    name = _policy_name(policy_spec)
     r = np.zeros(games, dtype=np.intp)
     c = np.zeros(games, dtype=np.intp)
     finished = np.zeros(games, dtype=bool)
@@ -1177,7 +1182,10 @@ def _play_batch(
             if not live.size:
                 break
             visible = batch._visible_of(live)
-            cells = np.asarray(policy(visible, batch.mines_left[live], rng))
+            chose = policy(visible, batch.mines_left[live], rng)
+            cells = as_array(
+                chose, f"the cells of policy {name!r}", kind="an int array of shape (k, 2)"
+            )
             _check_clicks(cells, visible, live, start, policy_spec)
             r[live] = cells[:, 0]
             c[live] = cells[:, 1]
@@ -1216,10 +1224,30 @@ def _trace_rows(
     rows["probability"] = np.nan
     rows["guess"] = -1
     if info is not None:
-        probabilities, guesses = info
-        rows["probability"] = np.asarray(probabilities, dtype=np.float32)
-        rows["guess"] = np.asarray(guesses, dtype=bool)
+        probabilities, guesses = _explained(info, live.size)
+        rows["probability"] = probabilities
+        rows["guess"] = guesses
     return rows
+
+
+def _explained(info: Any, k: int) -> tuple[NDArray[np.float32], NDArray[np.bool_]]:
+    """A policy's ``explain()`` for ``k`` games, checked: ``(probabilities, guesses)``."""
+    try:
+        probabilities, guesses = info
+    except (TypeError, ValueError):
+        raise InvalidBoardError(
+            f"explain() must return (probabilities, guesses), got {short_repr(info)}"
+        ) from None
+    kind = f"an array of {k} numbers"
+    p = as_array(probabilities, "explain()'s probabilities", np.float32, kind)
+    g = as_array(guesses, "explain()'s guesses")
+    truthy = g.dtype == bool or np.issubdtype(g.dtype, np.integer)
+    if p.shape != (k,) or g.shape != (k,) or not truthy:
+        raise InvalidBoardError(
+            f"explain() must give {k} probabilities and {k} bools (one per game moved), "
+            f"got {p.dtype} {p.shape} and {g.dtype} {g.shape}"
+        )
+    return p, g.astype(bool)
 
 
 def _check_clicks(
@@ -1415,6 +1443,10 @@ def simulate(
     check_chunks(games, chunk_size, "games")  # (every chunk's task is made up front)
     if executor is not None and workers != 1:
         raise InvalidTypeError(f"give workers or executor, not both: got workers={workers}")
+    if executor is not None and not callable(getattr(executor, "submit", None)):
+        raise InvalidTypeError(
+            f"executor must be a concurrent.futures.Executor, got {short_repr(executor)}"
+        )
     checking = time.perf_counter()
     _check_policy(policy, first_click)  # (builds a solver: its kernels load or compile)
     checking = time.perf_counter() - checking if policy == "solver" else 0.0
