@@ -473,6 +473,19 @@ def test_a_copy_is_independent_and_deals_what_the_original_would(how: str) -> No
     np.testing.assert_array_equal(twin.visible, batch.visible)
 
 
+def test_coordinates_past_int64_are_off_the_board_like_any_other() -> None:
+    # 2**70 was a TypeError (an object array), uint64's largest wrapped to -1
+    batch = ns.BatchGame.new(2, 4, 4, 2, seed=0)
+    off = ns.MoveStatus.OUT_OF_BOUNDS
+    for rows, cols in ((2**70, 0), (np.uint64(2**64 - 1), 0), ([2**70, 1], [0, -(2**80)])):
+        assert batch.reveal(rows, cols).tolist() == [off, off]
+    assert batch.clicks.tolist() == [0, 0] and (batch.visible == ns.HIDDEN).all()
+    with pytest.raises(ns.OutOfBoundsError, match=r"game index 18446744073709551615 is off"):
+        batch.visible_of(np.array([2**64 - 1], dtype=np.uint64))
+    with pytest.raises(ns.InvalidTypeError, match=r"rows must hold integers, got dtype object"):
+        batch.reveal([2**70, "1"], 0)
+
+
 def test_a_failed_reset_changes_nothing() -> None:
     class Refuses(ns.MinePlacementStrategy):
         def place(self, rows, cols, mines, *, safe=None):  # type: ignore[no-untyped-def]

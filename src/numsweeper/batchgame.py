@@ -444,14 +444,13 @@ class BatchGame:
             raise InvalidBoardError(f"games must be a 1-D array of indices, got shape {g.shape}")
         if g.size and (g.dtype == bool or not np.issubdtype(g.dtype, np.integer)):
             raise InvalidTypeError(f"games must hold integers, got dtype {g.dtype}")
-        g = g.astype(np.intp)
-        bad = (g < 0) | (g >= len(self))
+        bad = (g < 0) | (g >= len(self))  # (before the cast: uint64 would wrap)
         if bad.any():
             raise OutOfBoundsError(
                 f"game index {int(g[bad][0])} is off the batch (0..{len(self) - 1}; "
                 "negative indices are not wrapped)"
             )
-        return self._visible_of(g)
+        return self._visible_of(g.astype(np.intp))
 
     def _visible_of(self, g: NDArray[np.intp]) -> NDArray[np.int8]:
         """:meth:`visible_of` without the checks (``g`` holds valid indices)."""
@@ -557,8 +556,14 @@ class BatchGame:
             array = as_array(value, name)
             if array.size == 0:  # [] holds no values, whatever numpy guesses for its dtype
                 array = array.astype(np.int64)
+            if array.dtype == object and all(
+                isinstance(x, int) and not isinstance(x, bool) for x in array.flat
+            ):  # integers past int64: off the board, like any other
+                array = np.vectorize(_clamped, otypes=[np.int64])(array)
             if array.dtype == bool or not np.issubdtype(array.dtype, np.integer):
                 raise InvalidTypeError(f"{name} must hold integers, got dtype {array.dtype}")
+            if array.dtype == np.uint64:  # (its values past int64 would wrap to negatives)
+                array = np.minimum(array, np.iinfo(np.int64).max).astype(np.int64)
             if array.ndim == 0:
                 array = np.broadcast_to(array, (n,))
             if array.shape != (n,):
@@ -833,6 +838,11 @@ class BatchGame:
         self._since = position[self._since]
         self._log = kept
         self._logged = sum(len(entry[2]) for entry in kept)
+
+
+def _clamped(value: int) -> int:
+    """A Python integer within int64: one past either end is as off the board as any."""
+    return min(max(value, -1), np.iinfo(np.int64).max)
 
 
 def _dealer(strategy: MinePlacementStrategy | None) -> MinePlacementStrategy:
