@@ -20,6 +20,7 @@ from numsweeper.render import (
     HTML_MAX_CELLS,
     batch_html,
     boards_html,
+    cell_rgb,
     downsample,
     png_bytes,
     to_html,
@@ -143,10 +144,35 @@ def test_labels_and_caption_escaping() -> None:
     assert parse(to_html(np.full((2, 41), ns.HIDDEN, np.int8))).th == []
 
 
-@pytest.mark.parametrize("bad", [[[9]], [[-6]], [[300]], [[0.5]], [0, 1], [[True]]])
-def test_bad_arrays_are_rejected(bad: object) -> None:
-    with pytest.raises(ns.InvalidBoardError):
-        to_html(bad)
+@pytest.mark.parametrize(
+    ("bad", "error", "words"),
+    [
+        ([[9]], ns.InvalidBoardError, "cell (0, 0) holds 9, which is not a visible code"),
+        ([[-6]], ns.InvalidBoardError, "cell (0, 0) holds -6"),
+        ([[300]], ns.InvalidBoardError, "cell (0, 0) holds 300"),  # (not wrapped to 44)
+        ([0, 1], ns.InvalidBoardError, "must be a non-empty 2-D array, got shape (2,)"),
+        ([[0], [0, 1]], ns.InvalidBoardError, "must be a rectangular array, got [[0], [0, 1]]"),
+        ([[0.5]], ns.InvalidTypeError, "must hold integers, got dtype float64"),
+        ([[True]], ns.InvalidTypeError, "must hold integers, got dtype bool"),
+    ],
+)
+def test_bad_arrays_are_rejected(bad: object, error: type[Exception], words: str) -> None:
+    # the same checks for every function that takes visible codes
+    for call in (to_html, cell_rgb, downsample):
+        with pytest.raises(error, match=re.escape(words)):
+            call(bad)
+
+
+def test_a_caption_or_an_image_side_of_the_wrong_type_is_named() -> None:
+    cells = np.zeros((2, 2), np.int8)
+    with pytest.raises(ns.InvalidTypeError, match="caption must be a string, got 5"):
+        to_html(cells, caption=5)  # type: ignore[arg-type]
+    with pytest.raises(ns.InvalidTypeError, match="caption must be a string, got 5"):
+        batch_html(cells[None], caption=5)  # type: ignore[arg-type]
+    with pytest.raises(ns.InvalidBoardError, match="max_side must be >= 1, got 0"):
+        downsample(cells, max_side=0)
+    with pytest.raises(ns.InvalidTypeError, match=r"max_side must be an integer, got 2\.5"):
+        downsample(cells, max_side=2.5)  # type: ignore[arg-type]
 
 
 def test_unknown_objects_are_rejected() -> None:

@@ -23,7 +23,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ._constants import EXPLODED, FLAG, HIDDEN, MINE, WRONG_FLAG
-from ._validate import as_array, count_text, short_repr
+from ._validate import as_array, check_at_least, count_text, short_repr
 from .errors import InvalidBoardError, InvalidTypeError
 
 if TYPE_CHECKING:
@@ -177,6 +177,8 @@ def check_visible(cells: ArrayLike, *, ndim: int = 2) -> NDArray[np.int8]:
     ------
     InvalidBoardError
         If the shape is wrong or a value is not a visible code.
+    InvalidTypeError
+        If the values are not integers.
 
     Examples
     --------
@@ -195,7 +197,7 @@ def check_visible(cells: ArrayLike, *, ndim: int = 2) -> NDArray[np.int8]:
             f"visible cells must be a non-empty {ndim}-D array, got shape {array.shape}"
         )
     if array.dtype == bool or not np.issubdtype(array.dtype, np.integer):
-        raise InvalidBoardError(f"visible cells must hold integers, got dtype {array.dtype}")
+        raise InvalidTypeError(f"visible cells must hold integers, got dtype {array.dtype}")
     # Two reductions instead of a per-cell lookup: codes are one contiguous range.
     if array.min() < _LOWEST or array.max() > _HIGHEST:
         bad = (array < _LOWEST) | (array > _HIGHEST)
@@ -226,7 +228,7 @@ def cell_rgb(cells: NDArray[np.int8]) -> NDArray[np.uint8]:
     >>> cell_rgb(np.array([[ns.EXPLODED, 0]], np.int8)).tolist()
     [[[255, 0, 0], [228, 228, 228]]]
     """
-    return _PALETTE[np.asarray(cells, dtype=np.int8).view(np.uint8)]
+    return _PALETTE[check_visible(cells).view(np.uint8)]
 
 
 #: Categories :func:`downsample` pools, highest priority first: a block holding
@@ -293,9 +295,8 @@ def downsample(cells: NDArray[np.int8], *, max_side: int = IMAGE_MAX_SIDE) -> ND
     >>> image[0, 0].tolist()  # pooled: the opening shows
     [228, 228, 228]
     """
-    if max_side < 1:
-        raise InvalidBoardError(f"max_side must be >= 1, got {short_repr(max_side)}")
-    codes = np.asarray(cells, dtype=np.int8)
+    max_side = check_at_least(max_side, "max_side", 1)
+    codes = check_visible(cells)
     rows, cols = codes.shape
     f = -(-max(rows, cols) // max_side)
     if f == 1:
@@ -609,6 +610,8 @@ def to_html(
             f"to_html needs a Board, Game, Snapshot or array of visible codes, "
             f"got {type(obj).__name__}"
         )
+    if caption is not None and not isinstance(caption, str):
+        raise InvalidTypeError(f"caption must be a string, got {short_repr(caption)}")
     return _CSS + _view(
         codes, summary if caption is None else caption, max_cells=max_cells, labels=labels
     )
@@ -690,6 +693,8 @@ def batch_html(
             f"total must be at least len(visible) = {given}, got {short_repr(total)}"
         )
     shown = min(given, max(int(limit), 0))
+    if caption is not None and not isinstance(caption, str):
+        raise InvalidTypeError(f"caption must be a string, got {short_repr(caption)}")
     head = caption
     if head is None:
         head = f"{n:,} games {rows}×{cols}" + (f", showing #0–#{shown - 1}" if shown < n else "")
