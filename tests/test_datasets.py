@@ -256,6 +256,18 @@ def extra_mine(arrays: dict[str, Any]) -> NDArray[np.bool_]:
     return m
 
 
+def flag_shown(arrays: dict[str, Any]) -> NDArray[np.int8]:
+    v = arrays["visible"].copy()
+    r, c = np.argwhere(v[1] == ns.HIDDEN)[0]
+    v[1, r, c] = ns.FLAG
+    return v
+
+
+def moved_mine(arrays: dict[str, Any]) -> NDArray[np.bool_]:
+    """Position 0's mines moved one cell on: the numbers it shows no longer fit."""
+    return np.concatenate([np.roll(arrays["mines"][:1], 1, axis=2), arrays["mines"][1:]])
+
+
 # (what to change, what the error says): None in meta drops the key.
 BAD_FILES: list[tuple[dict[str, Any], str]] = [
     (with_meta(seed=None), "meta has no 'seed'"),
@@ -290,6 +302,8 @@ BAD_FILES: list[tuple[dict[str, Any], str]] = [
     ({"probabilities": hidden_probability}, r"probabilities\[0, .* is 1.5 where the cell shows -1"),
     ({"probabilities": revealed_probability}, r"probabilities\[0, .* is 0.25 where the cell"),
     ({"mines": extra_mine}, "position 2 has 25 mines, not 3"),
+    ({"visible": flag_shown}, r"position 1 shows a flag, which games that only reveal never"),
+    ({"mines": moved_mine}, r"position 0 shows \d where its layout has (a mine|\d mines around)"),
     ({"game": lambda a: a["game"] - 3}, r"game\[0\] is -3, below 0"),
     ({"move": lambda a: a["move"] * 0}, r"move\[0\] is 0, below 1"),
     ({"move": None}, "is not a positions file: no 'move'"),

@@ -88,7 +88,8 @@ from typing import Any, Final
 import numpy as np
 from numpy.typing import NDArray
 
-from . import HIDDEN, BatchGame, RandomPolicy
+from . import FLAG, HIDDEN, BatchGame, RandomPolicy
+from ._kernels import adjacent_counts_stack
 from ._validate import (
     NPZ_ERRORS,
     check_at_least,
@@ -413,12 +414,45 @@ def _check_arrays(arrays: dict[str, Any], settings: dict[str, Any], where: str) 
         raise InvalidGameFileError(
             f"{where}: position {i} has {int(counts[i])} mines, not {settings['mine_count']}"
         )
+    _check_shown(visible, arrays["mines"], where)
     for name, low in (("game", 0), ("move", 1)):
         if n and arrays[name].min() < low:
             i = int(np.argmax(arrays[name] < low))
             raise InvalidGameFileError(
                 f"{where}: {name}[{i}] is {int(arrays[name][i])}, below {low}"
             )
+
+
+def _check_shown(visible: NDArray[np.int8], mines: NDArray[np.bool_], where: str) -> None:
+    """Every position shows what its layout gives: no flag, no mine and the true count.
+
+    The positions come from games in progress that only reveal, so each
+    revealed cell is safe and shows the mines around it in ``mines`` (the
+    labels): a file where they disagree would teach a model nonsense.
+    Checked a block of positions at a time (a few bytes per cell of scratch).
+    """
+    n, rows, cols = visible.shape
+    step = max(1, _CHECK_CELLS // max(rows * cols, 1))
+    for start in range(0, n, step):
+        shown = visible[start : start + step]
+        laid = mines[start : start + step]
+        revealed = shown >= 0
+        around = adjacent_counts_stack(laid)
+        wrong = (shown == FLAG) | (revealed & (laid | (shown != around)))
+        if wrong.any():
+            i, r, c = (int(k) for k in np.argwhere(wrong)[0])
+            if shown[i, r, c] == FLAG:
+                fault = "a flag, which games that only reveal never show"
+            else:
+                mine = "a mine" if laid[i, r, c] else f"{int(around[i, r, c])} mines around"
+                fault = f"{int(shown[i, r, c])} where its layout has {mine}"
+            raise InvalidGameFileError(
+                f"{where}: position {start + i} shows {fault}, at ({r}, {c})"
+            )
+
+
+#: Cells of positions :func:`_check_shown` checks at a time.
+_CHECK_CELLS = 1 << 22
 
 
 Policy = Callable[[NDArray[np.int8], NDArray[np.int64], np.random.Generator], Any]
