@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import io
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -144,6 +145,10 @@ def test_probability_heat_map() -> None:
         plot_board(game, axes(), probabilities=np.zeros((5, 4)))
     with pytest.raises(ValueError, match=r"\[0, 1\]"):
         plot_board(game, axes(), probabilities=np.full((4, 5), 1.5))
+    with pytest.raises(ns.InvalidTypeError, match="real numbers, got dtype complex128"):
+        plot_board(game, axes(), probabilities=np.full((4, 5), 0.5 + 0j))  # (was cast silently)
+    with pytest.raises(ns.InvalidTypeError, match="real numbers, got dtype <U1"):
+        plot_board(game, axes(), probabilities=[["a"] * 5] * 4)
 
 
 def test_large_probability_map_is_block_averaged() -> None:
@@ -187,11 +192,21 @@ def test_distributions_share_an_axes() -> None:
 
 
 @pytest.mark.parametrize(
-    ("values", "error"),
-    [([], ValueError), ([1.0, np.nan], ValueError), ([[1, 2]], ValueError), (["a"], TypeError)],
+    ("values", "error", "words"),
+    [
+        ([], ns.InvalidBoardError, "non-empty 1-D array"),
+        ([1.0, np.nan], ns.InvalidBoardError, "must be finite"),
+        ([[1, 2]], ns.InvalidBoardError, "non-empty 1-D array, got shape (1, 2)"),
+        (["a"], ns.InvalidTypeError, "must be real numbers, got dtype <U1"),
+        ([1 + 2j], ns.InvalidTypeError, "must be real numbers, got dtype complex128"),
+        ([1e308, -1e308], ns.InvalidBoardError, "span less than a float can hold"),
+        ([[1], [1, 2]], ns.InvalidBoardError, "must be a rectangular array"),
+    ],
 )
-def test_distribution_rejects_bad_values(values: object, error: type[Exception]) -> None:
-    with pytest.raises(error):
+def test_distribution_rejects_bad_values(
+    values: object, error: type[Exception], words: str
+) -> None:
+    with pytest.raises(error, match=re.escape(words)):
         plot_distribution(values, axes())
 
 

@@ -135,7 +135,10 @@ def _new_axes() -> Axes:
 
 def _check_probabilities(probabilities: Any, shape: tuple[int, int]) -> NDArray[np.float64]:
     values = getattr(probabilities, "probabilities", probabilities)  # an Analysis works too
-    array = as_array(values, "probabilities", np.float64, "a rectangular array of numbers")
+    raw = as_array(values, "probabilities")
+    if raw.dtype == bool or raw.dtype.kind not in "iuf":  # (complex ones were cast silently)
+        raise InvalidTypeError(f"probabilities must be real numbers, got dtype {raw.dtype}")
+    array = raw.astype(np.float64)
     if array.shape != shape:
         raise InvalidBoardError(
             f"probabilities must have the board's shape {shape}, got {array.shape}"
@@ -430,14 +433,18 @@ def plot_distribution(
     'expert 3BV: mean 174.1, sd 19.0 (n=10,000)'
     """
     array = as_array(values, "values")
-    if array.dtype == bool or not np.issubdtype(array.dtype, np.number):
-        raise InvalidTypeError(f"values must be numeric, got dtype {array.dtype}")
+    if array.dtype == bool or array.dtype.kind not in "iuf":
+        raise InvalidTypeError(f"values must be real numbers, got dtype {array.dtype}")
     array = array.ravel() if array.ndim == 0 else array
     if array.ndim != 1 or array.size == 0:
         raise InvalidBoardError(f"values must be a non-empty 1-D array, got shape {array.shape}")
     if not np.isfinite(array).all():
         raise InvalidBoardError("values must be finite (no NaN or infinity)")
     data = array.astype(np.float64)
+    if not np.isfinite(float(data.max()) - float(data.min())):
+        raise InvalidBoardError(
+            f"values must span less than a float can hold, got {data.min():g} to {data.max():g}"
+        )
     if ax is None:
         ax = _new_axes()
     if bins is None:
