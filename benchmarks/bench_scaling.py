@@ -24,7 +24,9 @@ CHUNK = 100
 
 def run(games: int, preset: str, workers: int, dask: bool, seed: int = 20261201) -> Any:
     rows, cols, mines = ns.PRESETS[preset]
-    kwargs: dict[str, Any] = {"policy": "solver", "seed": seed, "chunk_size": CHUNK}
+    # (at least four chunks, so that two workers both have work at small sizes too)
+    chunk = min(CHUNK, -(-games // 4))
+    kwargs: dict[str, Any] = {"policy": "solver", "seed": seed, "chunk_size": chunk}
     if not dask:
         began = time.perf_counter()
         result = ns.simulate(games, rows, cols, mines, workers=workers, **kwargs)

@@ -482,6 +482,8 @@ def test_coordinates_past_int64_are_off_the_board_like_any_other() -> None:
     assert batch.clicks.tolist() == [0, 0] and (batch.visible == ns.HIDDEN).all()
     with pytest.raises(ns.OutOfBoundsError, match=r"game index 18446744073709551615 is off"):
         batch.visible_of(np.array([2**64 - 1], dtype=np.uint64))
+    with pytest.raises(ns.OutOfBoundsError, match=r"game index 1180591620717411303424 is off"):
+        batch.visible_of([2**70])
     with pytest.raises(ns.InvalidTypeError, match=r"rows must hold integers, got dtype object"):
         batch.reveal([2**70, "1"], 0)
 

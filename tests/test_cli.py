@@ -84,7 +84,7 @@ def test_simulate_and_stats_say_when_workers_would_sit_idle(
     assert code == 0
     assert err == (
         "numsweeper stats: note: 3 workers but 2 chunks of up to 30 boards, so 1 worker "
-        "will have nothing to do; --chunk-size 17 would give each a share (the boards depend "
+        "will have nothing to do; --chunk-size 16 would give each a share (the boards depend "
         "on the chunk size, as on --seed)\n"
     )
 

@@ -256,6 +256,17 @@ def test_integers_too_long_to_print_are_named_by_their_size() -> None:
             lambda: ns.update_board([["E"]], [big, 0]),
         ),
         (ns.InvalidBoardError, f"rows, got {size}", lambda: ns.update_board(big, [0, 0])),
+        (ns.InvalidBoardError, f"row 0 = {size}", lambda: ns.update_board([big], [0, 0])),
+        (
+            ns.InvalidTypeError,
+            f"'opening', got {size}",
+            lambda: ns.Game.new(3, 3, 1, first_click=big),
+        ),
+        (
+            ns.InvalidTypeError,
+            f"click must hold integers, got [{size}, 0.5]",
+            lambda: ns.generate_boards(2, 5, 5, 3, first_click="safe", click=[big, 0.5]),
+        ),
         (ns.InvalidBoardError, f"got {size}", lambda: ns.solver.analyze(np.full((2, 2), -1), big)),
         (ns.OutOfBoundsError, f"game {size} is not", lambda: ns.simulate(3, 5, 5, 3).replay(big)),
     ]

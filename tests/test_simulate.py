@@ -341,6 +341,35 @@ def test_bad_policies_are_reported() -> None:
         ns.simulate(5, 9, 9, 10, policy=off_board)
 
 
+def test_the_idle_workers_note_names_a_chunk_size_that_works() -> None:
+    import re as regex
+
+    from numsweeper._runner import idle_workers
+
+    for workers in range(2, 9):
+        for total in range(1, 60):
+            for chunk in (1, 2, 3, 7, 2000):
+                note = idle_workers(workers, total, chunk, "game", command_line=False)
+                chunks = -(-total // chunk)
+                assert (note is None) == (chunks >= workers)
+                if note is None:
+                    continue
+                found = regex.search(r"chunk_size=(\d+) would give", note)
+                if total >= workers:  # the size it names gives every worker a chunk
+                    assert found and -(-total // int(found[1])) >= workers, note
+                else:  # no size can: it says how many workers are enough
+                    assert not found and note.endswith(f"busy: workers={total}"), note
+    assert idle_workers(4, 3, 2000, "game", command_line=True) == (
+        "4 workers but 1 chunk of up to 2,000 games, so 3 workers will have nothing to do; "
+        "3 games can keep at most 3 busy: --workers 3"
+    )
+    for many in (1025, 10**5000):  # (multiprocessing failed deep inside)
+        with pytest.raises(ns.InvalidBoardError, match=r"workers must be at most 1,024, got"):
+            ns.simulate(1, 5, 5, 3, seed=0, workers=many)
+        with pytest.raises(ns.InvalidBoardError, match=r"workers must be at most 1,024, got"):
+            ns.generate_boards(1, 5, 5, 3, seed=0, workers=many)
+
+
 def test_a_run_of_absurdly_many_chunks_is_refused_before_it_makes_them() -> None:
     # every chunk's task and seed are made up front: 2**40 of them ran out of memory
     with pytest.raises(
@@ -402,17 +431,24 @@ def test_what_a_policy_or_an_executor_gets_wrong_is_ours_and_named() -> None:
         ns.simulate(2, 5, 5, 3, seed=0, policy=_ragged)
     with pytest.raises(ns.InvalidTypeError, match=r"the policy's max_clicks must be an integer"):
         ns.simulate(2, 5, 5, 3, seed=0, policy=_StringLimit())
+    none = _StringLimit()
+    none.max_clicks = 0  # type: ignore[assignment]  # (allowed: games end before a click)
+    assert ns.simulate(2, 5, 5, 3, seed=0, policy=none).records["clicks"].tolist() == [0, 0]
+    none.max_clicks = -1  # type: ignore[assignment]
+    with pytest.raises(ns.InvalidBoardError, match=r"max_clicks must be >= 0, got -1"):
+        ns.simulate(2, 5, 5, 3, seed=0, policy=none)
     bad = [
-        ("abc", r"explain\(\) must return \(probabilities, guesses\), got 'abc'"),
-        (([0.5], [True]), r"explain\(\) must give 2 probabilities and 2 bools"),  # (broadcast)
-        ((["x", "y"], [True, True]), r"explain\(\)'s probabilities must be an array of 2"),
+        ("abc", ns.InvalidTypeError, r"must return \(probabilities, guesses\), got 'abc'"),
+        (([0.5], [True]), ns.InvalidBoardError, r"must give 2 probabilities and 2 guesses"),
         (
-            lambda k: (np.zeros(k), np.full(k, 0.5)),
-            r"and 2 bools .* got float32 \(2,\) and float64",
+            (["x", "y"], [1, 1]),
+            ns.InvalidTypeError,
+            r"probabilities must be numbers, got dtype <U1",
         ),
+        (lambda k: (np.zeros(k), np.full(k, 0.5)), ns.InvalidTypeError, r"guesses must be bools"),
     ]
-    for said, message in bad:
-        with pytest.raises(ns.InvalidBoardError, match=message):
+    for said, error, message in bad:
+        with pytest.raises(error, match=message):
             ns.simulate(2, 5, 5, 3, seed=0, policy=_Explains(said), trace=True, first_click=None)
     fine = _Explains(lambda k: ([0.25] * k, [1] * k))  # lists, and 0/1 for the guesses
     run = ns.simulate(2, 5, 5, 3, seed=0, policy=fine, trace=True, first_click=None)

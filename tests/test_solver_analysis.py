@@ -180,6 +180,11 @@ def test_accepts_snapshot_and_game() -> None:
     # The total may be given too, but not another one: a Snapshot's
     # mines_left (the total less the flags) is the likely slip.
     assert analyze(game, 40).layouts == analyze(game.snapshot(), 40).layouts == by_game.layouts
+    won = ns.Game.new(3, 3, 1, strategy=ns.FixedPlacement([(0, 0)]))
+    won.reveal(2, 2)  # (no flag of the player's: a won game shows its mines as flags)
+    assert analyze(won).layouts == analyze(won, 1).layouts == 1
+    with pytest.raises(ns.InvalidBoardError, match=r"own 1 \(a won game shows every mine as a"):
+        analyze(won, 2)
     for given in (game, game.snapshot()):
         with pytest.raises(
             ns.InvalidBoardError,

@@ -35,7 +35,7 @@ from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExe
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._validate import short_repr
+from ._validate import count_text, short_repr
 from .errors import InvalidBoardError
 
 __all__ = ["MAX_CHUNKS", "Done", "Hooks", "Runner", "check_chunks", "idle_workers"]
@@ -364,22 +364,33 @@ def check_chunks(total: int, chunk_size: int, what: str) -> int:
     return chunks
 
 
-def idle_workers(workers: int, total: int, chunk_size: int, what: str) -> tuple[str, int] | None:
+def idle_workers(
+    workers: int, total: int, chunk_size: int, noun: str, *, command_line: bool
+) -> str | None:
     """What to say when ``workers`` outnumber the chunks of ``total`` items, or None.
 
-    Returns the sentence (``"2 workers but 1 chunk of up to 2,000 games, so 1
-    worker will have nothing to do"``) and the chunk size that would give
-    each worker a share; the caller names the option that sets it.
+    ``noun`` names one item (``'game'``, ``'board'``).  The note names the
+    chunk size that gives every worker a chunk (``total // workers``: at
+    least as many chunks as workers), or, with fewer items than workers,
+    how many workers are enough; the options are spelt as on the command
+    line or as arguments.
     """
     chunks = -(-total // chunk_size)
     if workers <= chunks or not total:  # (no work: nothing to share)
         return None
-    idle = workers - chunks
+    said = (
+        f"{count_text(workers, 'worker')} but {count_text(chunks, 'chunk')} of up to "
+        f"{count_text(chunk_size, noun)}, so {count_text(workers - chunks, 'worker')} will "
+        "have nothing to do"
+    )
+    size, many, seed = ("--chunk-size ", "--workers ", "--seed")
+    if not command_line:
+        size, many, seed = ("chunk_size=", "workers=", "the seed")
+    if total < workers:
+        return f"{said}; {count_text(total, noun)} can keep at most {total} busy: {many}{total}"
     return (
-        f"{workers} workers but {chunks} chunk{'s' if chunks != 1 else ''} of up to "
-        f"{chunk_size:,} {what}, so {idle} worker{'s' if idle != 1 else ''} will have "
-        "nothing to do",
-        -(-total // workers),
+        f"{said}; {size}{total // workers} would give each a share "
+        f"(the {noun}s depend on the chunk size, as on {seed})"
     )
 
 

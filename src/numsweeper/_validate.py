@@ -56,7 +56,8 @@ def count_text(n: int, noun: str) -> str:
 
     Every repr, caption and message counts this way, thousands separated.
     """
-    return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
+    shown = f"{n:,}" if n.bit_length() <= 13_000 else short_repr(n)  # (Python's 4,300 digits)
+    return f"{shown} {noun}" if n == 1 else f"{shown} {noun}s"
 
 
 def check_int(value: Any, name: str) -> int:
@@ -138,7 +139,11 @@ def short_repr(value: Any, limit: int = 80) -> str:
     try:
         text = repr(value)
     except Exception:  # (any object's repr may fail; the message must not)
-        return f"a {type(value).__name__}"
+        if isinstance(value, (list, tuple)) and len(value) <= 8:  # (a huge integer inside)
+            inside = ", ".join(short_repr(item, limit) for item in value)
+            text = f"[{inside}]" if isinstance(value, list) else f"({inside})"
+        else:
+            return f"a {type(value).__name__}"
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
@@ -214,7 +219,7 @@ def first_click_rule(rule: Any) -> str | None:
         return None
     if rule not in FIRST_CLICK_RULES:
         raise InvalidBoardError(
-            f"first_click must be None ('none'), 'safe' or 'opening', got {rule!r}"
+            f"first_click must be None ('none'), 'safe' or 'opening', got {short_repr(rule)}"
         )
     return rule
 
@@ -251,12 +256,7 @@ def check_board(
         raise InvalidBoardError(f"rows must be >= 1, got {short_repr(r)}")
     if c < 1:
         raise InvalidBoardError(f"cols must be >= 1, got {short_repr(c)}")
-    have = memory_bytes()
-    if 4 * r * c > have:
-        raise InvalidBoardError(
-            f"a {dims_text(r, c)} board needs 4 bytes per cell, "
-            f"more than this machine's {have / 1e9:.1f} GB"
-        )
+    check_fits(1, r, c, 4, "board")
     rule = first_click_rule(first_click)
     keep = first_click_area(r, c, rule)
     most = r * c - max(keep, 1)
@@ -268,18 +268,36 @@ def check_board(
     return r, c, m, rule
 
 
+#: The most worker processes a run may ask for.
+MAX_WORKERS = 1024
+
+
+def check_workers(workers: Any) -> int:
+    """``workers`` as an int in ``1..MAX_WORKERS``, or our error naming it."""
+    n = check_at_least(workers, "workers", 1)
+    if n > MAX_WORKERS:  # (multiprocessing fails deep inside on absurd counts)
+        raise InvalidBoardError(f"workers must be at most {MAX_WORKERS:,}, got {short_repr(n)}")
+    return n
+
+
 def check_fits(n: int, rows: int, cols: int, per_cell: int, what: str) -> None:
     """Refuse ``n`` boards of ``per_cell`` bytes a cell that would not fit in memory.
 
-    Checked before anything is allocated, as :func:`check_board` does for
-    one board: numpy's bare ``MemoryError`` would come after a long wait, or
-    not at all (the system may grant the pages and then kill the process).
+    ``what`` names one of them (``'board'``, ``'game'``).  Checked before
+    anything is allocated: numpy's bare ``MemoryError`` would come after a
+    long wait, or not at all (the system may grant the pages and then kill
+    the process).
     """
     have = memory_bytes()
     if per_cell * n * rows * cols > have:
+        # 'a 9x9 board needs', '1000 games of 9x9 need'
+        subject = (
+            f"a {dims_text(rows, cols)} {what} needs"
+            if n == 1
+            else (f"{short_repr(n)} {what}s of {dims_text(rows, cols)} need")
+        )
         raise InvalidBoardError(
-            f"{short_repr(n)} {what} of {dims_text(rows, cols)} need {per_cell} bytes per "
-            f"cell, more than this machine's {have / 1e9:.1f} GB"
+            f"{subject} {per_cell} bytes per cell, more than this machine's {have / 1e9:.1f} GB"
         )
 
 

@@ -37,8 +37,10 @@ from ._validate import (
     check_dims,
     check_fits,
     check_int,
+    check_workers,
     count_text,
     root_seed_sequence,
+    short_repr,
 )
 from .board import Board
 from .errors import InvalidBoardError, InvalidTypeError, OutOfBoundsError
@@ -164,7 +166,7 @@ def _clicks(click: ArrayLike, n: int, rows: int, cols: int) -> NDArray[np.intp]:
     """Validate first clicks: one ``(row, col)`` for all boards, or ``(n, 2)``."""
     array = np.asarray(click)
     if array.dtype == bool or not np.issubdtype(array.dtype, np.integer):
-        raise InvalidTypeError(f"click must hold integers, got {click!r}")
+        raise InvalidTypeError(f"click must hold integers, got {short_repr(click)}")
     if array.shape == (2,):
         array = np.broadcast_to(array, (n, 2))
     if array.shape != (n, 2):
@@ -192,7 +194,7 @@ def _check(
     if first_click is None:
         if click is not None:
             raise InvalidTypeError(
-                f"click={click!r} needs a first_click rule ('safe' or 'opening')"
+                f"click={short_repr(click)} needs a first_click rule ('safe' or 'opening')"
             )
         return n, rows, cols, mines, None
     if click is None:
@@ -294,8 +296,8 @@ def generate_boards(
     (False, False)
     """
     n, rows, cols, mines, clicks = _check(n, rows, cols, mines, first_click, click)
-    check_fits(n, rows, cols, 2, "boards")  # (mines and counts; iter_boards streams them)
-    workers = check_at_least(workers, "workers", 1)
+    check_fits(n, rows, cols, 2, "board")  # (mines and counts; iter_boards streams them)
+    workers = check_workers(workers)
     strategy = _strategy(strategy, seed)
     layout = place_at_clicks(strategy, n, rows, cols, mines, first_click, clicks, workers=workers)
     counts = np.empty((n, rows, cols), dtype=np.int8)

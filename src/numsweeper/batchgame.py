@@ -29,6 +29,7 @@ from ._validate import (
     check_int,
     count_text,
     preset_dims,
+    short_repr,
 )
 from .batch import BoardBatch, _strategy
 from .board import read_only
@@ -230,7 +231,7 @@ class BatchGame:
         """
         n = check_at_least(n, "n", 0)
         rows, cols, mines, first_click = check_board(rows, cols, mines, first_click)
-        check_fits(n, rows, cols, 4, "games")  # (mines, counts, revealed, flagged)
+        check_fits(n, rows, cols, 4, "game")  # (mines, counts, revealed, flagged)
         dealer = _strategy(strategy, seed)
         if first_click is None:
             a = GameArrays.laid(place_boards(dealer, n, rows, cols, mines))
@@ -439,16 +440,21 @@ class BatchGame:
         >>> games.visible_of([1, 3]).shape
         (2, 9, 9)
         """
-        g = as_array(games, "games")
+        g = original = as_array(games, "games")
+        if g.dtype == object and all(  # (integers past int64: off the batch, like any other)
+            isinstance(x, int) and not isinstance(x, bool) for x in g.flat
+        ):
+            g = np.vectorize(_clamped, otypes=[np.int64])(g) if g.size else g.astype(np.int64)
         if g.ndim != 1:
             raise InvalidBoardError(f"games must be a 1-D array of indices, got shape {g.shape}")
         if g.size and (g.dtype == bool or not np.issubdtype(g.dtype, np.integer)):
             raise InvalidTypeError(f"games must hold integers, got dtype {g.dtype}")
         bad = (g < 0) | (g >= len(self))  # (before the cast: uint64 would wrap)
         if bad.any():
+            first = int(np.flatnonzero(bad)[0])
             raise OutOfBoundsError(
-                f"game index {int(g[bad][0])} is off the batch (0..{len(self) - 1}; "
-                "negative indices are not wrapped)"
+                f"game index {short_repr(int(original[first]))} is off the "
+                f"batch (0..{len(self) - 1}; negative indices are not wrapped)"
             )
         return self._visible_of(g.astype(np.intp))
 

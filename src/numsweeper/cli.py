@@ -26,6 +26,7 @@ from ._constants import PRESETS
 from ._runner import Done, Hooks, Runner, check_chunks, from_ctrl_c, idle_workers
 from ._validate import (
     check_board,
+    check_workers,
     count_text,
     non_negative_int,
     positive_int,
@@ -189,21 +190,11 @@ def _add_workers(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _note_idle_workers(args: argparse.Namespace, total: int, what: str) -> None:
-    """Say on stderr when a run has fewer chunks than ``--workers``: some would sit idle.
-
-    The note names the chunk size that would give each worker a share, and
-    warns that the games (or boards) then differ, as they depend on it.
-    """
-    idle = idle_workers(args.workers, total, args.chunk_size, what)
-    if idle is not None:
-        sentence, share = idle
-        print(
-            f"numsweeper {args.command}: note: {sentence}; --chunk-size {share} would give "
-            f"each a share (the {what} depend on the chunk size, as on --seed)",
-            file=sys.stderr,
-            flush=True,
-        )
+def _note_idle_workers(args: argparse.Namespace, total: int, noun: str) -> None:
+    """Say on stderr when a run has fewer chunks than ``--workers``: some would sit idle."""
+    note = idle_workers(args.workers, total, args.chunk_size, noun, command_line=True)
+    if note is not None:
+        print(f"numsweeper {args.command}: note: {note}", file=sys.stderr, flush=True)
 
 
 @contextlib.contextmanager
@@ -256,7 +247,7 @@ def _simulate(args: argparse.Namespace) -> int:
             except ImportError:
                 parser.error(f"{out!r}: Parquet needs pyarrow: pip install 'numsweeper[tables]'")
     progress = _want_progress(parser, args)
-    _note_idle_workers(args, args.games, "games")
+    _note_idle_workers(args, args.games, "game")
     with _executor(parser, args) as executor, warnings.catch_warnings():
         warnings.simplefilter("ignore", IdleWorkersWarning)  # (the note above said it)
         try:
@@ -380,8 +371,9 @@ def _stats(args: argparse.Namespace) -> int:
     elif rule is not None:
         parser.error(f"--first-click {args.first_click} needs --click ROW COL")
     _no_guess(parser, args, rule)
+    check_workers(args.workers)
     check_chunks(args.boards, args.chunk_size, "boards")
-    _note_idle_workers(args, args.boards, "boards")
+    _note_idle_workers(args, args.boards, "board")
     if args.seed is None:  # drawn here, so that the report can print it
         entropy = np.random.SeedSequence().entropy
         assert isinstance(entropy, int)  # (a fresh SeedSequence draws one int)

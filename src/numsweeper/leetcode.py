@@ -28,7 +28,9 @@ def _grid_text(board: Any) -> tuple[int, int, str]:
         )
     first = board[0]
     if type(first) is not list or not first:
-        raise InvalidBoardError(f"board rows must be non-empty lists, got row 0 = {first!r:.60}")
+        raise InvalidBoardError(
+            f"board rows must be non-empty lists, got row 0 = {short_repr(first, 60)}"
+        )
     cols = len(first)
     if set(map(type, board)) != {list} or set(map(len, board)) != {cols}:
         i, row = next(

@@ -80,7 +80,14 @@ from numpy.typing import ArrayLike, NDArray
 from ._constants import FLAG, HIDDEN
 from ._kernels import adjacent_counts_stack
 from ._runner import Done, Hooks, Runner
-from ._validate import check_at_least, check_dims, count_text, make_rng, short_repr
+from ._validate import (
+    check_at_least,
+    check_dims,
+    check_workers,
+    count_text,
+    make_rng,
+    short_repr,
+)
 from .errors import GenerationError, InvalidBoardError, InvalidTypeError, OutOfBoundsError
 from .placement import MinePlacementStrategy, RandomPlacement, SeedLike
 from .solver._jit import announced
@@ -1452,7 +1459,7 @@ class NoGuessPlacement(MinePlacementStrategy):
             )
         n = check_at_least(n, "n", 0)
         rows, cols, mines = check_dims(rows, cols, mines)
-        workers = check_at_least(workers, "workers", 1)
+        workers = check_workers(workers)
         clicks = np.asarray(clicks)
         safe = np.asarray(safe)
         if clicks.dtype == bool or not np.issubdtype(clicks.dtype, np.integer):

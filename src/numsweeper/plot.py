@@ -208,7 +208,8 @@ def plot_board(
     Raises
     ------
     TypeError
-        If ``obj`` is none of the types above.
+        If ``obj`` is none of the types above, an array does not hold
+        integers, or ``probabilities`` are not real numbers.
     ValueError
         If ``show_mines`` is set for a visible state alone, or
         ``probabilities`` has the wrong shape or values outside [0, 1].
@@ -418,9 +419,10 @@ def plot_distribution(
     Raises
     ------
     ValueError
-        If ``values`` is empty, not 1-D, or holds NaN or infinity.
+        If ``values`` is empty, not 1-D, holds NaN or infinity, or spans
+        more than a float can hold.
     TypeError
-        If ``values`` is not numeric.
+        If ``values`` are not real numbers.
 
     Examples
     --------

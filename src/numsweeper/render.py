@@ -159,6 +159,11 @@ _LOWEST, _HIGHEST = min(SYMBOLS), max(SYMBOLS)
 _BAND_CELLS = 1 << 22
 
 
+def _check_caption(caption: Any) -> None:
+    if caption is not None and not isinstance(caption, str):
+        raise InvalidTypeError(f"caption must be a string, got {short_repr(caption)}")
+
+
 def check_visible(cells: ArrayLike, *, ndim: int = 2) -> NDArray[np.int8]:
     """Return ``cells`` as an int8 array of visible codes, or raise.
 
@@ -220,6 +225,11 @@ def cell_rgb(cells: NDArray[np.int8]) -> NDArray[np.uint8]:
     -------
     ndarray of uint8, shape (rows, cols, 3)
 
+    Raises
+    ------
+    InvalidBoardError, InvalidTypeError
+        As :func:`check_visible`.
+
     Examples
     --------
     >>> import numpy as np
@@ -280,6 +290,12 @@ def downsample(cells: NDArray[np.int8], *, max_side: int = IMAGE_MAX_SIDE) -> ND
     Returns
     -------
     ndarray of uint8, shape (ceil(rows / f), ceil(cols / f), 3)
+
+    Raises
+    ------
+    InvalidBoardError, InvalidTypeError
+        As :func:`check_visible`; or if ``max_side`` is not an integer
+        ``>= 1``.
 
     Examples
     --------
@@ -570,7 +586,8 @@ def to_html(
     Raises
     ------
     TypeError
-        If ``obj`` is none of the types above.
+        If ``obj`` is none of the types above, an array does not hold
+        integers, or ``caption`` is not a string.
     InvalidBoardError
         If an array is not 2-D or holds a value that is not a visible code.
 
@@ -610,8 +627,7 @@ def to_html(
             f"to_html needs a Board, Game, Snapshot or array of visible codes, "
             f"got {type(obj).__name__}"
         )
-    if caption is not None and not isinstance(caption, str):
-        raise InvalidTypeError(f"caption must be a string, got {short_repr(caption)}")
+    _check_caption(caption)
     return _CSS + _view(
         codes, summary if caption is None else caption, max_cells=max_cells, labels=labels
     )
@@ -667,6 +683,8 @@ def batch_html(
         If ``visible`` is not 3-D or its first boards hold invalid codes.
     ValueError
         If ``total`` is smaller than ``len(visible)``.
+    TypeError
+        If ``visible`` does not hold integers, or ``caption`` is not a string.
 
     Examples
     --------
@@ -693,8 +711,7 @@ def batch_html(
             f"total must be at least len(visible) = {given}, got {short_repr(total)}"
         )
     shown = min(given, max(int(limit), 0))
-    if caption is not None and not isinstance(caption, str):
-        raise InvalidTypeError(f"caption must be a string, got {short_repr(caption)}")
+    _check_caption(caption)
     head = caption
     if head is None:
         head = f"{n:,} games {rows}×{cols}" + (f", showing #0–#{shown - 1}" if shown < n else "")

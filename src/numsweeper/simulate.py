@@ -38,6 +38,7 @@ from ._validate import (
     check_board,
     check_int,
     check_regular_file,
+    check_workers,
     count_text,
     make_seed_sequence,
     parse_json,
@@ -120,8 +121,8 @@ class Policy(Protocol):
 
     Notes
     -----
-    Optional attributes: ``max_clicks`` (an int) ends each game after that
-    many reveals; ``first_click`` names the first-click rule the policy
+    Optional attributes: ``max_clicks`` (an int ``>= 0``) ends each game
+    after that many reveals; ``first_click`` names the first-click rule the policy
     assumes (:func:`simulate` refuses games with no rule for a policy that
     assumes ``'safe'`` or ``'opening'``); and a method ``explain()``
     returns, for the policy's last call, ``(probabilities, guesses)``:
@@ -463,7 +464,7 @@ def _check_policy(policy: Any, first_click: str | None) -> None:
         raise InvalidTypeError(f"policy must be a name or a callable, got {short_repr(policy)}")
     limit = getattr(policy, "max_clicks", None)
     if limit is not None:
-        check_at_least(limit, "the policy's max_clicks", 1)
+        check_at_least(limit, "the policy's max_clicks", 0)
     assumed = getattr(policy, "first_click", None)
     if first_click is None and assumed in ("safe", "opening"):
         # Its opening move would be called certainly safe (explain(), traces) when it is not.
@@ -1231,23 +1232,29 @@ def _trace_rows(
 
 
 def _explained(info: Any, k: int) -> tuple[NDArray[np.float32], NDArray[np.bool_]]:
-    """A policy's ``explain()`` for ``k`` games, checked: ``(probabilities, guesses)``."""
+    """A policy's ``explain()`` for ``k`` games, checked: ``(probabilities, guesses)``.
+
+    A value of the wrong kind is an InvalidTypeError, of the wrong shape an
+    InvalidBoardError (one per game moved: a single value is not spread).
+    """
     try:
         probabilities, guesses = info
     except (TypeError, ValueError):
-        raise InvalidBoardError(
+        raise InvalidTypeError(
             f"explain() must return (probabilities, guesses), got {short_repr(info)}"
         ) from None
-    kind = f"an array of {k} numbers"
-    p = as_array(probabilities, "explain()'s probabilities", np.float32, kind)
+    p = as_array(probabilities, "explain()'s probabilities")
     g = as_array(guesses, "explain()'s guesses")
-    truthy = g.dtype == bool or np.issubdtype(g.dtype, np.integer)
-    if p.shape != (k,) or g.shape != (k,) or not truthy:
+    if p.dtype == bool or p.dtype.kind not in "iuf":
+        raise InvalidTypeError(f"explain()'s probabilities must be numbers, got dtype {p.dtype}")
+    if g.dtype != bool and not np.issubdtype(g.dtype, np.integer):
+        raise InvalidTypeError(f"explain()'s guesses must be bools, got dtype {g.dtype}")
+    if p.shape != (k,) or g.shape != (k,):
         raise InvalidBoardError(
-            f"explain() must give {k} probabilities and {k} bools (one per game moved), "
-            f"got {p.dtype} {p.shape} and {g.dtype} {g.shape}"
+            f"explain() must give {k} probabilities and {k} guesses (one per game moved), "
+            f"got shapes {p.shape} and {g.shape}"
         )
-    return p, g.astype(bool)
+    return p.astype(np.float32), g.astype(bool)
 
 
 def _check_clicks(
@@ -1403,15 +1410,26 @@ def simulate(
     ------
     InvalidBoardError
         For a bad board, too many mines for the first-click rule, a
-        negative ``seed``, an unknown policy or rule, bad counts, or a
-        policy that chooses a cell that is not hidden.
+        negative ``seed``, an unknown policy or rule, bad counts (more than
+        1,024 workers, or more than a million chunks), a policy that assumes
+        a first-click rule the games lack, or a policy that chooses a cell
+        that is not hidden or explains a number of games other than it moved.
     ImportError
         For ``progress=True`` without tqdm, or ``policy='solver'`` without
         the solver module.
     InvalidTypeError
-        For non-integer counts, a policy or strategy of the wrong kind (or
-        one that cannot reach worker processes), both ``workers`` and
-        ``executor``, or a ``seed`` of a kind numpy cannot seed from.
+        For non-integer counts, a policy or strategy of the wrong kind (a
+        class instead of an instance, or one that cannot reach worker
+        processes), both ``workers`` and ``executor``, an ``executor``
+        without ``submit``, a ``seed`` of a kind numpy cannot seed from, a
+        policy's ``max_clicks`` that is not an integer, or an ``explain()``
+        of the wrong kind.
+
+    Warns
+    -----
+    IdleWorkersWarning
+        When ``workers`` outnumber the chunks, naming the ``chunk_size`` that
+        would give each a share.
 
     Notes
     -----
@@ -1420,7 +1438,8 @@ def simulate(
     the policy.  With ``first_click=None`` the boards of chunk ``i`` are
     therefore ``generate_boards(size, rows, cols, mines, seed=child_i.spawn(2)[0])``.
     Memory is a few bytes per cell per game of one chunk per worker, so
-    ``games`` may be as large as patience allows.  The first Ctrl-C stops
+    ``games`` may be as large as patience allows, in at most a million
+    chunks (each chunk's task and seed are made before the first runs).  The first Ctrl-C stops
     cleanly: running chunks stop after the round they are in and keep their
     finished games (on another executor, running chunks cannot be told, and
     only finished chunks are kept); a second one raises ``KeyboardInterrupt``
@@ -1438,7 +1457,7 @@ def simulate(
     """
     games = check_at_least(games, "games", 0)
     rows, cols, mines, first_click = check_board(rows, cols, mines, first_click)
-    workers = check_at_least(workers, "workers", 1)
+    workers = check_workers(workers)
     chunk_size = check_at_least(chunk_size, "chunk_size", 1)
     check_chunks(games, chunk_size, "games")  # (every chunk's task is made up front)
     if executor is not None and workers != 1:
@@ -1464,11 +1483,10 @@ def simulate(
         (i, start, min(chunk_size, games - start))
         for i, start in enumerate(range(0, games, chunk_size))
     ]
-    idle = idle_workers(workers, games, chunk_size, "games") if executor is None else None
-    if idle is not None:
-        sentence, share = idle
-        message = f"{sentence}; chunk_size={share} would give each a share (the games depend "
-        warnings.warn(message + "on the chunk size, as on the seed)", IdleWorkersWarning, 2)
+    if executor is None:
+        note = idle_workers(workers, games, chunk_size, "game", command_line=False)
+        if note is not None:
+            warnings.warn(note, IdleWorkersWarning, stacklevel=2)
     first_child = root.n_children_spawned
     children = root.spawn(len(chunks))
     tasks = [

@@ -365,9 +365,13 @@ def _coerce(visible: Any, mines: Any) -> tuple[NDArray[np.int8], int]:
         if mines is None:
             mines = own
         elif check_int(mines, "mines") != own:  # (a Snapshot's mines_left is not the total)
+            counted = (
+                "a won game shows every mine as a flag"
+                if visible.state is GameState.WON
+                else f"{visible.mines_left} left besides {count_text(flags, 'flag')}"
+            )
             raise InvalidBoardError(
-                f"mines={short_repr(mines)} contradicts the game's own {own} "
-                f"({visible.mines_left} left besides {flags} flag{'s' if flags != 1 else ''}); "
+                f"mines={short_repr(mines)} contradicts the game's own {own} ({counted}); "
                 "leave mines out to use it"
             )
         # a snapshot holds counts and codes; a lost game's shows mines (codes below FLAG)
