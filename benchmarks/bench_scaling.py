@@ -24,8 +24,8 @@ CHUNK = 100
 
 def run(games: int, preset: str, workers: int, dask: bool, seed: int = 20261201) -> Any:
     rows, cols, mines = ns.PRESETS[preset]
-    # (at least four chunks, so that two workers both have work at small sizes too)
-    chunk = min(CHUNK, -(-games // 4))
+    # (four chunks or more from four games on: two workers both have work)
+    chunk = min(CHUNK, max(1, games // 4))
     kwargs: dict[str, Any] = {"policy": "solver", "seed": seed, "chunk_size": chunk}
     if not dask:
         began = time.perf_counter()

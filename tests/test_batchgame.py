@@ -484,6 +484,10 @@ def test_coordinates_past_int64_are_off_the_board_like_any_other() -> None:
         batch.visible_of(np.array([2**64 - 1], dtype=np.uint64))
     with pytest.raises(ns.OutOfBoundsError, match=r"game index 1180591620717411303424 is off"):
         batch.visible_of([2**70])
+    with pytest.raises(ns.OutOfBoundsError, match=r"game index 1180591620717411303424 is off"):
+        batch.visible_of([np.int64(0), 2**70])  # (numpy and Python integers in one list)
+    assert batch.visible_of(np.array([np.int64(1)], dtype=object)).shape == (1, 4, 4)
+    assert batch.reveal([np.int64(1), 2**70], 0).tolist() == [ns.MoveStatus.OK, off]
     with pytest.raises(ns.InvalidTypeError, match=r"rows must hold integers, got dtype object"):
         batch.reveal([2**70, "1"], 0)
 

@@ -103,6 +103,13 @@ def test_too_many_chunks_is_a_one_line_error(
     )
 
 
+def test_too_many_workers_is_refused_before_any_note(capsys: pytest.CaptureFixture[str]) -> None:
+    for command, count in (("simulate", "--games"), ("stats", "--boards")):
+        code, out, err = run(capsys, command, count, "5", "--workers", "2000")
+        assert (code, out) == (2, "")
+        assert err == f"numsweeper {command}: error: workers must be at most 1,024, got 2000\n"
+
+
 def test_simulate_refuses_one_file_for_both_records_and_trace(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -275,6 +275,27 @@ def test_integers_too_long_to_print_are_named_by_their_size() -> None:
             call()
 
 
+def test_short_repr_never_raises() -> None:
+    from numsweeper._validate import short_repr
+
+    big = 10**5000
+    loop: list[Any] = [big]
+    loop.append(loop)  # (a list that holds itself)
+    deep: list[Any] = [0]
+    for _ in range(100_000):
+        deep = [deep]
+
+    class Broken:
+        def __repr__(self) -> str:
+            raise RuntimeError("no")
+
+    assert short_repr(loop) == "[an integer of 16,610 bits, [an integer of 16,610 bits, a list]]"
+    assert short_repr(deep).startswith("[[") and short_repr(Broken()) == "a Broken"
+    assert short_repr((big, 1)) == "(an integer of 16,610 bits, 1)"
+    with pytest.raises(ns.InvalidTypeError, match=r"got \[an integer of 16,610 bits"):
+        ns.Game.new(3, 3, 1, first_click=loop)
+
+
 def test_creation_errors() -> None:
     with pytest.raises(ns.InvalidBoardError, match="-2"):
         ns.Game.new(-2, 3, 1)

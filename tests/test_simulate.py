@@ -440,16 +440,19 @@ def test_what_a_policy_or_an_executor_gets_wrong_is_ours_and_named() -> None:
     bad = [
         ("abc", ns.InvalidTypeError, r"must return \(probabilities, guesses\), got 'abc'"),
         (([0.5], [True]), ns.InvalidBoardError, r"must give 2 probabilities and 2 guesses"),
-        (
-            (["x", "y"], [1, 1]),
-            ns.InvalidTypeError,
-            r"probabilities must be numbers, got dtype <U1",
-        ),
-        (lambda k: (np.zeros(k), np.full(k, 0.5)), ns.InvalidTypeError, r"guesses must be bools"),
+        ((["x", "y"], [1, 1]), ns.InvalidTypeError, r"probabilities must be numbers, got \['x'"),
+        (([0.5, 0.5], ["y", "n"]), ns.InvalidTypeError, r"guesses must be bools, got \['y'"),
+        (([5.0, -1], [1, 0]), ns.InvalidBoardError, r"probabilities in 0..1 .* got \[5.0, -1\]"),
+        (([0.5, 0.5], [7, -3]), ns.InvalidBoardError, r"0 or 1, got \[0.5, 0.5\] and \[7, -3\]"),
     ]
     for said, error, message in bad:
         with pytest.raises(error, match=message):
             ns.simulate(2, 5, 5, 3, seed=0, policy=_Explains(said), trace=True, first_click=None)
+    # None is an unknown probability (NaN), and 1.0 a guess, as they always were
+    unknown = _Explains(lambda k: ([None] * k, [1.0] * k))
+    run = ns.simulate(1, 5, 5, 3, seed=0, policy=unknown, trace=True, first_click=None)
+    assert run.moves is not None and np.isnan(run.moves["probability"]).all()
+    assert run.moves["guess"].all()
     fine = _Explains(lambda k: ([0.25] * k, [1] * k))  # lists, and 0/1 for the guesses
     run = ns.simulate(2, 5, 5, 3, seed=0, policy=fine, trace=True, first_click=None)
     assert run.moves is not None and (run.moves["guess"] == 1).all()

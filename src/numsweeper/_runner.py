@@ -389,7 +389,7 @@ def idle_workers(
     if total < workers:
         return f"{said}; {count_text(total, noun)} can keep at most {total} busy: {many}{total}"
     return (
-        f"{said}; {size}{total // workers} would give each a share "
+        f"{said}; {size}{short_repr(total // workers)} would give each a share "
         f"(the {noun}s depend on the chunk size, as on {seed})"
     )
 

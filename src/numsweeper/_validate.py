@@ -127,11 +127,12 @@ def _bad_seed(seed: Any) -> str:
     )
 
 
-def short_repr(value: Any, limit: int = 80) -> str:
+def short_repr(value: Any, limit: int = 80, _depth: int = 0) -> str:
     """``repr(value)``, cut to about ``limit`` characters, for error messages.
 
     Never raises: a huge integer (past Python's 4,300-digit limit on
-    converting integers to text) is described by its bit length.
+    converting integers to text) is described by its bit length, also
+    inside a short list or tuple (two levels deep at most).
     """
     if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 13_000:
         sign = "a negative" if value < 0 else "an"
@@ -139,11 +140,13 @@ def short_repr(value: Any, limit: int = 80) -> str:
     try:
         text = repr(value)
     except Exception:  # (any object's repr may fail; the message must not)
-        if isinstance(value, (list, tuple)) and len(value) <= 8:  # (a huge integer inside)
-            inside = ", ".join(short_repr(item, limit) for item in value)
-            text = f"[{inside}]" if isinstance(value, list) else f"({inside})"
-        else:
+        try:
+            if type(value) not in (list, tuple) or len(value) > 8 or _depth >= 2:
+                return f"a {type(value).__name__}"
+            inside = ", ".join(short_repr(item, limit, _depth + 1) for item in value)
+        except Exception:
             return f"a {type(value).__name__}"
+        text = f"[{inside}]" if isinstance(value, list) else f"({inside})"
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 

@@ -440,11 +440,8 @@ class BatchGame:
         >>> games.visible_of([1, 3]).shape
         (2, 9, 9)
         """
-        g = original = as_array(games, "games")
-        if g.dtype == object and all(  # (integers past int64: off the batch, like any other)
-            isinstance(x, int) and not isinstance(x, bool) for x in g.flat
-        ):
-            g = np.vectorize(_clamped, otypes=[np.int64])(g) if g.size else g.astype(np.int64)
+        original = as_array(games, "games")
+        g = _integers(original)  # (integers past int64: off the batch, like any other)
         if g.ndim != 1:
             raise InvalidBoardError(f"games must be a 1-D array of indices, got shape {g.shape}")
         if g.size and (g.dtype == bool or not np.issubdtype(g.dtype, np.integer)):
@@ -562,10 +559,7 @@ class BatchGame:
             array = as_array(value, name)
             if array.size == 0:  # [] holds no values, whatever numpy guesses for its dtype
                 array = array.astype(np.int64)
-            if array.dtype == object and all(
-                isinstance(x, int) and not isinstance(x, bool) for x in array.flat
-            ):  # integers past int64: off the board, like any other
-                array = np.vectorize(_clamped, otypes=[np.int64])(array)
+            array = _integers(array)  # (integers past int64: off the board, like any other)
             if array.dtype == bool or not np.issubdtype(array.dtype, np.integer):
                 raise InvalidTypeError(f"{name} must hold integers, got dtype {array.dtype}")
             if array.dtype == np.uint64:  # (its values past int64 would wrap to negatives)
@@ -846,9 +840,21 @@ class BatchGame:
         self._logged = sum(len(entry[2]) for entry in kept)
 
 
-def _clamped(value: int) -> int:
-    """A Python integer within int64: one past either end is as off the board as any."""
-    return min(max(value, -1), np.iinfo(np.int64).max)
+def _integers(array: NDArray[Any]) -> NDArray[Any]:
+    """An object array of integers as int64, each clamped to just past int64's ends.
+
+    numpy makes an object array of integers past int64 (``2**70``), also
+    when numpy integers sit beside them; clamped, they stay as far off the
+    board or batch as they were.  Any other array is returned as it is.
+    """
+    if array.dtype != object or not array.size:
+        return array
+    if not all(isinstance(x, (int, np.integer)) and not isinstance(x, bool) for x in array.flat):
+        return array
+    top = int(np.iinfo(np.int64).max)
+    return np.array([min(max(int(x), -1), top) for x in array.flat], dtype=np.int64).reshape(
+        array.shape
+    )
 
 
 def _dealer(strategy: MinePlacementStrategy | None) -> MinePlacementStrategy:

@@ -247,6 +247,7 @@ def _simulate(args: argparse.Namespace) -> int:
             except ImportError:
                 parser.error(f"{out!r}: Parquet needs pyarrow: pip install 'numsweeper[tables]'")
     progress = _want_progress(parser, args)
+    check_workers(args.workers)
     _note_idle_workers(args, args.games, "game")
     with _executor(parser, args) as executor, warnings.catch_warnings():
         warnings.simplefilter("ignore", IdleWorkersWarning)  # (the note above said it)

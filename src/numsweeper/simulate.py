@@ -1234,7 +1234,9 @@ def _trace_rows(
 def _explained(info: Any, k: int) -> tuple[NDArray[np.float32], NDArray[np.bool_]]:
     """A policy's ``explain()`` for ``k`` games, checked: ``(probabilities, guesses)``.
 
-    A value of the wrong kind is an InvalidTypeError, of the wrong shape an
+    Probabilities are numbers in ``0..1`` or NaN (None counts as NaN, as any
+    object numpy turns into a float), guesses bools or 0/1.  A value of the
+    wrong kind is an InvalidTypeError; of the wrong shape or range an
     InvalidBoardError (one per game moved: a single value is not spread).
     """
     try:
@@ -1245,14 +1247,25 @@ def _explained(info: Any, k: int) -> tuple[NDArray[np.float32], NDArray[np.bool_
         ) from None
     p = as_array(probabilities, "explain()'s probabilities")
     g = as_array(guesses, "explain()'s guesses")
-    if p.dtype == bool or p.dtype.kind not in "iuf":
-        raise InvalidTypeError(f"explain()'s probabilities must be numbers, got dtype {p.dtype}")
-    if g.dtype != bool and not np.issubdtype(g.dtype, np.integer):
-        raise InvalidTypeError(f"explain()'s guesses must be bools, got dtype {g.dtype}")
+    try:
+        if p.dtype == bool or p.dtype.kind not in "iufO":
+            raise TypeError
+        p = p.astype(np.float64)
+    except (TypeError, ValueError):
+        raise InvalidTypeError(
+            f"explain()'s probabilities must be numbers, got {short_repr(probabilities)}"
+        ) from None
+    if g.dtype.kind not in "biuf":
+        raise InvalidTypeError(f"explain()'s guesses must be bools, got {short_repr(guesses)}")
     if p.shape != (k,) or g.shape != (k,):
         raise InvalidBoardError(
             f"explain() must give {k} probabilities and {k} guesses (one per game moved), "
             f"got shapes {p.shape} and {g.shape}"
+        )
+    if ((p < 0) | (p > 1)).any() or not np.isin(g, (0, 1)).all():
+        raise InvalidBoardError(
+            "explain() must give probabilities in 0..1 (or NaN) and guesses of 0 or 1, "
+            f"got {short_repr(probabilities)} and {short_repr(guesses)}"
         )
     return p.astype(np.float32), g.astype(bool)
 
