@@ -661,6 +661,10 @@ def test_vector_env_refuses_bad_input() -> None:
         envs.reset(options={"reset_mask": np.zeros(2, dtype=bool)})
     with pytest.raises(ns.InvalidBoardError, match=r"reset_mask.*shape \(2,\)"):
         envs.reset(options={"reset_mask": np.ones(3, dtype=bool)})
+    with pytest.raises(ns.InvalidTypeError, match=r"options must be a dict, got \[1\]"):
+        envs.reset(options=[1])  # type: ignore[arg-type]  # (once taken for no options)
+    with pytest.raises(ns.InvalidTypeError, match=r"seed must be None, .* got \{1, 2\}"):
+        envs.reset(seed={1, 2})  # (a set has no order: which game gets which seed?)
 
 
 def vector_twins() -> tuple[MinesweeperVectorEnv, MinesweeperVectorEnv]:

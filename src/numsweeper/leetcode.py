@@ -115,6 +115,8 @@ def update_board(board: list[list[str]], click: Any) -> list[list[str]]:
     BBBBB
     """
     rows, cols, text = _grid_text(board)
+    if not isinstance(click, (list, tuple, np.ndarray)):  # (a dict or set would unpack too)
+        raise InvalidTypeError(f"click must be a [row, col] pair, got {short_repr(click)}")
     try:
         raw_row, raw_col = click
     except (TypeError, ValueError):

@@ -214,6 +214,8 @@ class MinesweeperVectorEnv(VectorEnv[NDArray[np.int8], NDArray[np.int64], NDArra
         """
         n = self.num_envs
         mask = np.ones(n, dtype=bool)
+        if options is not None and not isinstance(options, Mapping):
+            raise InvalidTypeError(f"options must be a dict, got {short_repr(options)}")
         if options is not None and "reset_mask" in options:
             mask = options["reset_mask"]
             if not isinstance(mask, np.ndarray) or mask.dtype != bool or mask.shape != (n,):
@@ -426,8 +428,8 @@ def _slot_seeds(seed: Any, n: int) -> list[int | None]:
         first = check_seed(seed)
         assert first is not None
         return [first + i for i in range(n)]
-    if isinstance(seed, (str, bytes, dict)) or not isinstance(seed, Iterable):
-        raise InvalidTypeError(
+    if isinstance(seed, (str, bytes, dict, set, frozenset)) or not isinstance(seed, Iterable):
+        raise InvalidTypeError(  # (a set has no order to give each game its seed)
             f"seed must be None, an integer >= 0 or a list of one per game, got {short_repr(seed)}"
         )
     seeds = list(seed)  # (any iterable, as before: a generator too)
