@@ -233,6 +233,7 @@ def _ragged_calls() -> list[tuple[str, Callable[[], Any]]]:
         ("visible", lambda: ns.solver.local_rules([[H], [H, H]])),
         ("visible cells", lambda: check_visible([[H], [H, H]])),
         ("mines", lambda: ns.Board([[True], [True, False]])),
+        ("click", lambda: ns.generate_boards(2, 5, 5, 3, first_click="safe", click=[[0], [0, 1]])),
     ]
 
 

@@ -32,6 +32,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from ._kernels import adjacent_counts_stack
 from ._validate import (
+    as_array,
     check_at_least,
     check_board,
     check_dims,
@@ -164,7 +165,7 @@ class BoardBatch:
 
 def _clicks(click: ArrayLike, n: int, rows: int, cols: int) -> NDArray[np.intp]:
     """Validate first clicks: one ``(row, col)`` for all boards, or ``(n, 2)``."""
-    array = np.asarray(click)
+    array = as_array(click, "click")
     if array.dtype == bool or not np.issubdtype(array.dtype, np.integer):
         raise InvalidTypeError(f"click must hold integers, got {short_repr(click)}")
     if array.shape == (2,):

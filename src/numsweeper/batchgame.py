@@ -446,7 +446,7 @@ class BatchGame:
             raise InvalidBoardError(f"games must be a 1-D array of indices, got shape {g.shape}")
         if g.size and (g.dtype == bool or not np.issubdtype(g.dtype, np.integer)):
             raise InvalidTypeError(f"games must hold integers, got dtype {g.dtype}")
-        bad = (g < 0) | (g >= len(self))  # (before the cast: uint64 would wrap)
+        bad = (g < 0) | (g >= len(self))
         if bad.any():
             first = int(np.flatnonzero(bad)[0])
             raise OutOfBoundsError(
@@ -562,8 +562,6 @@ class BatchGame:
             array = _integers(array)  # (integers past int64: off the board, like any other)
             if array.dtype == bool or not np.issubdtype(array.dtype, np.integer):
                 raise InvalidTypeError(f"{name} must hold integers, got dtype {array.dtype}")
-            if array.dtype == np.uint64:  # (its values past int64 would wrap to negatives)
-                array = np.minimum(array, np.iinfo(np.int64).max).astype(np.int64)
             if array.ndim == 0:
                 array = np.broadcast_to(array, (n,))
             if array.shape != (n,):
@@ -841,12 +839,16 @@ class BatchGame:
 
 
 def _integers(array: NDArray[Any]) -> NDArray[Any]:
-    """An object array of integers as int64, each clamped to just past int64's ends.
+    """Integers int64 cannot hold, as int64 clamped to just past its ends.
 
     numpy makes an object array of integers past int64 (``2**70``), also
-    when numpy integers sit beside them; clamped, they stay as far off the
-    board or batch as they were.  Any other array is returned as it is.
+    when numpy integers sit beside them, and uint64's largest would wrap to
+    -1 in a cast; clamped, they stay as far off the board or batch as they
+    were.  Any other array is returned as it is.
     """
+    if array.dtype == np.uint64:
+        clamped: NDArray[Any] = np.minimum(array, np.iinfo(np.int64).max).astype(np.int64)
+        return clamped
     if array.dtype != object or not array.size:
         return array
     if not all(isinstance(x, (int, np.integer)) and not isinstance(x, bool) for x in array.flat):

@@ -369,18 +369,15 @@ def _trail_of(records: NDArray[np.void], trail: NDArray[np.void], where: str) ->
     another.
     """
     games = records["game"]
-    row = np.zeros(len(trail), dtype=np.intp)  # each move's record
-    if len(trail):
-        order = np.argsort(games, kind="stable")
-        at = np.searchsorted(games, trail["game"], sorter=order).clip(0, max(len(games) - 1, 0))
-        row = order[at] if len(games) else row
-        stray = np.flatnonzero(games[row] != trail["game"]) if len(games) else np.zeros(1, int)
-        if stray.size:
-            i = int(stray[0])
-            raise InvalidBoardError(
-                f"{where!r}: row {i} holds a move of game {int(trail['game'][i])}, "
-                "which the records do not hold"
-            )
+    stray = np.flatnonzero(~np.isin(trail["game"], games))
+    if stray.size:
+        i = int(stray[0])
+        raise InvalidBoardError(
+            f"{where!r}: row {i} holds a move of game {int(trail['game'][i])}, "
+            "which the records do not hold"
+        )
+    order = np.argsort(games, kind="stable")
+    row = order[np.searchsorted(games, trail["game"], sorter=order)]  # each move's record
     made = np.bincount(row, minlength=len(games))
     wrong = np.flatnonzero(made != records["clicks"])
     if wrong.size:
@@ -1159,7 +1156,7 @@ def _play_batch(
     batch = BatchGame.new(games, rows, cols, mines, strategy=dealer, first_click=first_click)
     limit = getattr(policy, "max_clicks", None)
     explain = getattr(policy, "explain", None) if trace else None
-    name = _policy_name(policy_spec)
+    chosen = f"the cells of policy {_policy_name(policy_spec)!r}"
     r = np.zeros(games, dtype=np.intp)
     c = np.zeros(games, dtype=np.intp)
     finished = np.zeros(games, dtype=bool)
@@ -1184,9 +1181,7 @@ def _play_batch(
                 break
             visible = batch._visible_of(live)
             chose = policy(visible, batch.mines_left[live], rng)
-            cells = as_array(
-                chose, f"the cells of policy {name!r}", kind="an int array of shape (k, 2)"
-            )
+            cells = as_array(chose, chosen, kind="an int array of shape (k, 2)")
             _check_clicks(cells, visible, live, start, policy_spec)
             r[live] = cells[:, 0]
             c[live] = cells[:, 1]
