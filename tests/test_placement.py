@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import random
+import re
 from collections import Counter
 from typing import Any
 
@@ -584,3 +585,77 @@ def test_a_third_party_random_strategy_gives_new_boards_per_chunk() -> None:
     np.testing.assert_array_equal(one.records, two.records)
     firsts = [one.replay(g, strategy=Shuffled(0)).board.mines for g in (0, 20, 40)]
     assert len({m.tobytes() for m in firsts}) == 3
+
+
+class _TopRow(ns.MinePlacementStrategy):
+    """A strategy with ``place`` alone: the default ``place_batch`` loops over it."""
+
+    def place(self, rows: int, cols: int, mines: int, *, safe: Any = None) -> NDArray[np.bool_]:
+        layout = np.zeros((rows, cols), dtype=bool)
+        layout.flat[:mines] = True
+        return layout
+
+
+_STRATEGIES = [
+    pytest.param(lambda: ns.RandomPlacement(seed=0), id="random"),
+    pytest.param(lambda: ns.FixedPlacement([(0, 0)]), id="fixed"),
+]
+
+
+@pytest.mark.parametrize("make", _STRATEGIES)
+@pytest.mark.parametrize(
+    ("args", "error", "message"),
+    [
+        ((3, 3, 10), ns.InvalidBoardError, "mines must be in 0..9 for a 3x3 board, got 10"),
+        ((3, 3, -1), ns.InvalidBoardError, "got -1"),
+        ((3, 3, 2**70), ns.InvalidBoardError, f"got {2**70}"),
+        ((0, 3, 1), ns.InvalidBoardError, "rows must be >= 1, got 0"),
+        ((3, -2, 1), ns.InvalidBoardError, "cols must be >= 1, got -2"),
+        ((3.0, 3, 1), ns.InvalidTypeError, "rows must be an integer, got 3.0"),
+        ((3, 3, "1"), ns.InvalidTypeError, "mines must be an integer, got '1'"),
+    ],
+)
+def test_a_direct_place_call_names_a_bad_request(
+    make: Any, args: tuple[Any, ...], error: type[Exception], message: str
+) -> None:
+    # The library checks sizes before it asks a strategy; a direct call
+    # used to fail deep in numpy (a NaN density, a division by zero).
+    strategy = make()
+    with pytest.raises(error, match=re.escape(message)):
+        strategy.place(*args)
+    with pytest.raises(error, match=re.escape(message)):
+        strategy.place_batch(2, *args)
+    with pytest.raises(error, match=re.escape(message)):
+        _TopRow().place_batch(2, *args)
+
+
+@pytest.mark.parametrize("make", [*_STRATEGIES, pytest.param(_TopRow, id="default")])
+def test_place_batch_names_a_bad_count_or_mask(make: Any) -> None:
+    strategy = make()
+    with pytest.raises(ns.InvalidBoardError, match=re.escape("n must be >= 0, got -1")):
+        strategy.place_batch(-1, 3, 3, 1)
+    with pytest.raises(ns.InvalidTypeError, match=re.escape("n must be an integer, got 2.5")):
+        strategy.place_batch(2.5, 3, 3, 1)
+    with pytest.raises(ns.InvalidBoardError, match=re.escape("shape (2, 3, 3), got (3, 3)")):
+        strategy.place_batch(2, 3, 3, 1, safe=np.zeros((3, 3), dtype=bool))
+    with pytest.raises(ns.InvalidTypeError, match="safe must be an array of bools, got int64"):
+        strategy.place_batch(2, 3, 3, 1, safe=np.zeros((2, 3, 3), dtype=np.int64))
+    with pytest.raises(ns.InvalidBoardError, match="10000x10000 need 1 bytes per cell"):
+        strategy.place_batch(10**6, 10**4, 10**4, 1)
+    assert strategy.place_batch(0, 3, 3, 1).shape == (0, 3, 3)
+
+
+@pytest.mark.parametrize("make", _STRATEGIES)
+def test_place_names_a_mask_of_the_wrong_shape_or_type(make: Any) -> None:
+    strategy = make()
+    with pytest.raises(ns.InvalidBoardError, match=re.escape("shape (3, 3), got (2, 2)")):
+        strategy.place(3, 3, 1, safe=np.zeros((2, 2), dtype=bool))
+    with pytest.raises(ns.InvalidTypeError, match="safe must be an array of bools, got float64"):
+        strategy.place(3, 3, 1, safe=np.zeros((3, 3)))
+
+
+def test_a_rejected_request_draws_nothing_from_the_stream() -> None:
+    strategy = ns.RandomPlacement(seed=4)
+    with pytest.raises(ns.InvalidBoardError):
+        strategy.place(3, 3, 10)
+    assert np.array_equal(strategy.place(9, 9, 10), ns.RandomPlacement(seed=4).place(9, 9, 10))

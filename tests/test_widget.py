@@ -365,3 +365,15 @@ def test_core_does_not_import_the_widget() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
     )
     assert out.stdout.split() == ["False", "False"]
+
+
+@pytest.mark.parametrize(
+    ("seed", "error"),
+    [(-1, ns.InvalidBoardError), ("x", ns.InvalidTypeError), (True, ns.InvalidTypeError)],
+)
+def test_a_bad_seed_is_named_before_the_widget_exists(seed: Any, error: type[Exception]) -> None:
+    game = ns.Game.new(9, 9, 10, seed=1)
+    with pytest.raises(error, match=re.escape(f"got {seed!r}")):
+        widget(game, seed=seed)
+    with pytest.raises(error, match=re.escape(f"got {seed!r}")):
+        game.widget(seed=seed)

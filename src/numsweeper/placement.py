@@ -26,7 +26,15 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ._rules import safe_zones
-from ._validate import count_text, make_rng, short_repr
+from ._validate import (
+    check_at_least,
+    check_fits,
+    check_int,
+    count_text,
+    dims_text,
+    make_rng,
+    short_repr,
+)
 from .errors import InvalidBoardError, InvalidTypeError
 
 __all__ = [
@@ -34,6 +42,7 @@ __all__ = [
     "MinePlacementStrategy",
     "RandomPlacement",
     "SeedLike",
+    "check_request",
     "check_strategy",
     "place_at_clicks",
     "place_boards",
@@ -176,6 +185,7 @@ class MinePlacementStrategy(ABC):
         <BLANKLINE>
                [[0, 1, 0]]])
         """
+        n, rows, cols, mines, safe = check_request(n, rows, cols, mines, safe)
         return _place_each(self, n, rows, cols, mines, safe, None)
 
     def with_seed(self, seed: Any) -> MinePlacementStrategy:
@@ -236,6 +246,58 @@ def _place_each(
         _check_layouts(strategy, layout, (rows, cols), mines, zone, board=i)
         out[i] = layout
     return out
+
+
+def check_request(
+    n: int | None, rows: Any, cols: Any, mines: Any, safe: Any
+) -> tuple[int, int, int, int, NDArray[np.bool_] | None]:
+    """A placement request, checked: ``(n, rows, cols, mines, safe)``.
+
+    What a strategy's public :meth:`~MinePlacementStrategy.place` (``n``
+    None: one board, ``safe`` of shape ``(rows, cols)``) and
+    :meth:`~MinePlacementStrategy.place_batch` (``safe`` of shape ``(n,
+    rows, cols)``) check before they draw: integer sizes of at least one
+    cell, ``0 <= mines <= rows * cols``, ``n >= 0``, a batch that fits in
+    memory and a mask of bools of the board's shape.  (The library calls
+    them with checked values; this keeps a direct call from failing deep in
+    numpy.)
+
+    Raises
+    ------
+    InvalidBoardError
+        For a size, count or mask shape out of range, naming it.
+    InvalidTypeError
+        For a non-integer size or count, or a mask that is not of bools.
+
+    Examples
+    --------
+    >>> from numsweeper.placement import check_request
+    >>> check_request(2, 3, 3, 4, None)
+    (2, 3, 3, 4, None)
+    >>> check_request(None, 3, 3, 10, None)
+    Traceback (most recent call last):
+        ...
+    numsweeper.errors.InvalidBoardError: mines must be in 0..9 for a 3x3 board, got 10
+    """
+    count = 1 if n is None else check_at_least(n, "n", 0)
+    r = check_at_least(rows, "rows", 1)
+    c = check_at_least(cols, "cols", 1)
+    m = check_int(mines, "mines")
+    if not 0 <= m <= r * c:
+        raise InvalidBoardError(
+            f"mines must be in 0..{short_repr(r * c)} for a {dims_text(r, c)} board, "
+            f"got {short_repr(m)}"
+        )
+    check_fits(count, r, c, 1, "board")
+    mask = None
+    if safe is not None:
+        mask = np.asarray(safe)
+        shape = (r, c) if n is None else (count, r, c)
+        if mask.dtype != bool:
+            raise InvalidTypeError(f"safe must be an array of bools, got {mask.dtype}")
+        if mask.shape != shape:
+            raise InvalidBoardError(f"safe must have shape {shape}, got {mask.shape}")
+    return count, r, c, m, mask
 
 
 def _sample(
@@ -401,7 +463,8 @@ class RandomPlacement(MinePlacementStrategy):
         >>> a.shape, int(a.sum()), bool((a == b).all())
         ((3, 4), 5, True)
         """
-        zone = None if safe is None else np.asarray(safe)[None]
+        _, rows, cols, mines, zone = check_request(None, rows, cols, mines, safe)
+        zone = None if zone is None else zone[None]
         layout: NDArray[np.bool_] = self.place_batch(1, rows, cols, mines, safe=zone)[0]
         return layout
 
@@ -422,6 +485,7 @@ class RandomPlacement(MinePlacementStrategy):
         >>> ns.RandomPlacement(seed=1).place_batch(1000, 16, 30, 99).sum(axis=(1, 2)).min()
         np.int64(99)
         """
+        n, rows, cols, mines, safe = check_request(n, rows, cols, mines, safe)
         size = rows * cols
         if safe is not None:
             allowed = size - np.count_nonzero(safe.reshape(n, size), axis=1)
@@ -525,6 +589,7 @@ class FixedPlacement(MinePlacementStrategy):
             ...
         numsweeper.errors.InvalidBoardError: fixed layout has 1 mine, but mines=2
         """
+        _, rows, cols, mines, safe = check_request(None, rows, cols, mines, safe)
         if self._mask is not None:
             if self._mask.shape != (rows, cols):
                 raise InvalidBoardError(
@@ -572,6 +637,7 @@ class FixedPlacement(MinePlacementStrategy):
         >>> batch.shape, batch[:, 0, 1].tolist()
         ((3, 2, 2), [True, True, True])
         """
+        n, rows, cols, mines, safe = check_request(n, rows, cols, mines, safe)
         layout = self.place(rows, cols, mines)
         out = np.repeat(layout[None], n, axis=0)
         if safe is not None and (out & safe).any():

@@ -58,7 +58,7 @@ except ImportError as exc:  # pragma: no cover - exercised by a monkeypatched im
 
 from . import solver
 from ._constants import EXPLODED, FLAG, HIDDEN
-from ._validate import short_repr
+from ._validate import make_rng, short_repr
 from .errors import IllegalMoveError, InvalidBoardError, InvalidTypeError, MinesweeperError
 from .game import Game, GameState, Snapshot
 from .render import downsample, png_bytes
@@ -189,9 +189,10 @@ class BoardWidget(anywidget.AnyWidget):
     def __init__(self, game: Game, *, seed: Any = None, overlay: bool = False) -> None:
         if not isinstance(game, Game):
             raise InvalidTypeError(f"widget needs a Game, got {type(game).__name__}")
+        rng = make_rng(seed)
         super().__init__()
         self.game = game
-        self._rng = np.random.default_rng(seed)
+        self._rng = rng
         self._redo_depth = 0
         self._snapshot: Snapshot | None = None
         self._adopt(game)
@@ -519,7 +520,9 @@ def widget(game: Game, *, seed: Any = None, overlay: bool = False) -> BoardWidge
     Raises
     ------
     InvalidTypeError
-        If ``game`` is not a Game.
+        If ``game`` is not a Game, or ``seed`` is not a seed.
+    InvalidBoardError
+        If ``seed`` is a negative integer.
 
     Examples
     --------
