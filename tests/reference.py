@@ -117,6 +117,24 @@ class RefGame:
         self.flagged[row][col] = not self.flagged[row][col]
         return self.flagged[row][col]
 
+    def flags_for_chord(self, row: int, col: int, *, wrong: bool = False) -> list[Cell]:
+        """The hidden cells to toggle so that the flags around ``(row, col)`` are its mines.
+
+        A player chords after flagging a number's mines; random flags almost
+        never add up, so tests set them with this before a chord.  With
+        ``wrong``, the first mined neighbour stays unflagged and the first
+        hidden safe neighbour is flagged instead, so the chord loses (when
+        the cell has both).
+        """
+        around = [
+            (r, c) for r, c in neighbours(row, col, self.rows, self.cols) if not self.revealed[r][c]
+        ]
+        want = {(r, c) for r, c in around if self.mines[r][c]}
+        safe = [(r, c) for r, c in around if not self.mines[r][c]]
+        if wrong and want and safe:
+            want = (want - {min(want)}) | {safe[0]}
+        return [(r, c) for r, c in around if self.flagged[r][c] != ((r, c) in want)]
+
     def chord(self, row: int, col: int) -> list[Cell]:
         assert self.state == IN_PROGRESS
         number = self.counts[row][col]

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, target
 from hypothesis import strategies as st
 from scipy import stats
 
@@ -20,6 +20,7 @@ from reference import (
     IN_PROGRESS,
     RefGame,
     fixed_game,
+    neighbours,
     random_dims,
     random_layout,
 )
@@ -109,8 +110,13 @@ def pick(rng: np.random.Generator, mask: np.ndarray) -> tuple[int, int] | None:
     return int(r), int(c)
 
 
-def play_random(game: ns.Game, rng: np.random.Generator, steps: int) -> RefGame | None:
-    """Play random legal actions on ``game`` and a reference twin; compare after each."""
+def play_random(
+    game: ns.Game, rng: np.random.Generator, steps: int, tally: Counter[str] | None = None
+) -> RefGame | None:
+    """Play random legal actions on ``game`` and a reference twin; compare after each.
+
+    ``tally`` counts the chords that opened safe cells and the chords that lost.
+    """
     ref: RefGame | None = None
     if game.board is not None:
         ref = RefGame(game.board.mines.tolist())
@@ -153,10 +159,20 @@ def play_random(game: ns.Game, rng: np.random.Generator, steps: int) -> RefGame 
                 continue
             assert game.toggle_flag(*cell) == ref.toggle_flag(*cell)
         elif roll < 0.93:
-            cell = pick(rng, revealed) if rng.random() < 0.8 else pick(rng, ~revealed)
+            if rng.random() < 0.25:  # any cell: mostly no-ops
+                cell = pick(rng, revealed) if rng.random() < 0.8 else pick(rng, ~revealed)
+            else:  # a number whose mines are flagged (sometimes one wrongly), as a player chords
+                cell = pick(rng, revealed & (np.array(ref.counts) > 0))
+                if cell is not None:
+                    for flag in ref.flags_for_chord(*cell, wrong=rng.random() < 0.2):
+                        assert game.toggle_flag(*flag) == ref.toggle_flag(*flag)
             if cell is None:
                 continue
-            check_result(game.chord(*cell), ref.chord(*cell), ref)
+            result = game.chord(*cell)
+            check_result(result, ref.chord(*cell), ref)
+            if tally is not None:
+                tally["chord losses"] += result.state is S.LOST
+                tally["productive chords"] += len(result) > 0 and result.state is not S.LOST
         else:
             cell = pick(rng, revealed)
             if cell is None:
@@ -181,12 +197,15 @@ def random_game(rng: np.random.Generator) -> ns.Game:
 def test_game_matches_reference_on_thousands_of_boards() -> None:
     rng = np.random.default_rng(20261129)
     outcomes: Counter[str] = Counter()
+    chords: Counter[str] = Counter()
     for _ in range(1500):
         game = random_game(rng)
-        play_random(game, rng, steps=int(rng.integers(1, 25)))
+        play_random(game, rng, steps=int(rng.integers(1, 25)), tally=chords)
         outcomes[game.state.name] += 1
-    # The mix of actions reaches every outcome often.
+    # The mix of actions reaches every outcome often, and chords both open
+    # cells and lose (measured: 650 chords opened cells, 189 lost).
     assert min(outcomes.values()) > 150, outcomes
+    assert chords["productive chords"] > 300 and chords["chord losses"] > 90, chords
 
 
 @given(
@@ -206,28 +225,50 @@ def test_game_matches_reference_property(
     play_random(ns.Game(ns.Board(mines)), rng, steps)
 
 
+def nearest_chordable(ref: RefGame, row: int, col: int) -> tuple[int, int] | None:
+    """The revealed number with a hidden neighbour nearest ``(row, col)``: a cell worth a chord."""
+    found = [
+        (abs(r - row) + abs(c - col), r, c)
+        for r in range(ref.rows)
+        for c in range(ref.cols)
+        if ref.revealed[r][c]
+        and ref.counts[r][c]
+        and not all(ref.revealed[y][x] for y, x in neighbours(r, c, ref.rows, ref.cols))
+    ]
+    return min(found)[1:] if found else None
+
+
 @given(
     data=st.data(),
     rows=st.integers(1, 12),
     cols=st.integers(1, 12),
+    percent=st.sampled_from([0, 5, 15, 30]),
 )
 def test_game_matches_reference_on_drawn_layouts_and_moves(
-    data: st.DataObject, rows: int, cols: int
+    data: st.DataObject, rows: int, cols: int, percent: int
 ) -> None:
     # Layouts and moves drawn by hypothesis itself, so failures shrink to a
-    # minimal board and move list.
+    # minimal board and move list.  A sparse layout floods; each cell is a
+    # mine with chance ``percent``/100 and shrinks towards safe.
+    cell_is_mine = st.integers(0, 99).map(lambda x: x >= 100 - percent)
     mines = np.array(
-        data.draw(st.lists(st.booleans(), min_size=rows * cols, max_size=rows * cols))
+        data.draw(st.lists(cell_is_mine, min_size=rows * cols, max_size=rows * cols))
     ).reshape(rows, cols)
-    if mines.all():
-        mines[0, 0] = False
+    # The game opens on a safe cell, as most real games do.
+    start = data.draw(st.tuples(st.integers(0, rows - 1), st.integers(0, cols - 1)))
+    mines[start] = False
     game, ref = ns.Game(ns.Board(mines)), RefGame(mines.tolist())
+    check_result(game.reveal(*start), ref.reveal(*start), ref)
+    # r: reveal, f: flag, C: chord the cell as is (mostly a no-op), c: chord the
+    # nearest chordable number after flagging its mines, w: the same with one
+    # flag wrong.
     moves = data.draw(
         st.lists(
-            st.tuples(st.sampled_from("rfc"), st.integers(0, rows - 1), st.integers(0, cols - 1)),
+            st.tuples(st.sampled_from("rfcwC"), st.integers(0, rows - 1), st.integers(0, cols - 1)),
             max_size=20,
         )
     )
+    chorded = 0
     for kind, r, c in moves:
         if ref.state != IN_PROGRESS:
             break
@@ -235,9 +276,17 @@ def test_game_matches_reference_on_drawn_layouts_and_moves(
             check_result(game.reveal(r, c), ref.reveal(r, c), ref)
         elif kind == "f" and not ref.revealed[r][c]:
             assert game.toggle_flag(r, c) == ref.toggle_flag(r, c)
-        elif kind == "c":
+        elif kind == "C":
             check_result(game.chord(r, c), ref.chord(r, c), ref)
+        elif kind in "cw" and (number := nearest_chordable(ref, r, c)) is not None:
+            for flag in ref.flags_for_chord(*number, wrong=kind == "w"):
+                assert game.toggle_flag(*flag) == ref.toggle_flag(*flag)
+            result = game.chord(*number)
+            check_result(result, ref.chord(*number), ref)
+            chorded += len(result)
         check_same(game, ref)
+    # Steers hypothesis towards chords that reveal cells (rare by chance).
+    target(chorded, label="cells chords revealed")
 
 
 # -- reveal results --------------------------------------------------------------
