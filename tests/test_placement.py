@@ -659,3 +659,15 @@ def test_a_rejected_request_draws_nothing_from_the_stream() -> None:
     with pytest.raises(ns.InvalidBoardError):
         strategy.place(3, 3, 10)
     assert np.array_equal(strategy.place(9, 9, 10), ns.RandomPlacement(seed=4).place(9, 9, 10))
+
+
+def test_game_from_preset_takes_a_strategy_as_new_does() -> None:
+    ten = [(0, c) for c in range(9)] + [(1, 0)]
+    fixed = ns.FixedPlacement(ten)
+    game = ns.Game.from_preset("beginner", strategy=fixed)
+    assert game.strategy is fixed
+    assert game.board is not None and game.board.mines[0].all() and game.board.mines[1, 0]
+    with pytest.raises(ns.InvalidTypeError, match="give strategy or seed, not both"):
+        ns.Game.from_preset("beginner", strategy=fixed, seed=1)
+    with pytest.raises(ns.InvalidBoardError, match="fixed layout has 10 mines, but mines=40"):
+        ns.Game.from_preset("intermediate", strategy=ns.FixedPlacement(ten))

@@ -441,14 +441,18 @@ class Game:
             ``'opening'`` keeps it and its neighbours mine-free so the first
             click always opens an area.
 
+        Returns
+        -------
+        Game
+            A new game in progress.
+
         Raises
         ------
         InvalidBoardError
             For bad dimensions, too many mines for the rule wherever the
-            first click lands, or a negative ``seed``.
-        ValueError
-            For an unknown ``first_click``.
-        TypeError
+            first click lands, an unknown ``first_click`` or a negative
+            ``seed``.
+        InvalidTypeError
             If both ``strategy`` and ``seed`` are given, ``strategy`` is not a
             strategy instance, or ``seed`` is of a kind numpy cannot seed from.
 
@@ -474,22 +478,36 @@ class Game:
         return game
 
     @classmethod
-    def from_preset(cls, name: str, *, seed: Any = None, first_click: str | None = None) -> Game:
+    def from_preset(
+        cls,
+        name: str,
+        *,
+        strategy: MinePlacementStrategy | None = None,
+        seed: Any = None,
+        first_click: str | None = None,
+    ) -> Game:
         """Start a game on a named preset board.
 
         Parameters
         ----------
         name : {'beginner', 'intermediate', 'expert'}
             9x9 with 10 mines, 16x16 with 40, or 16 rows x 30 cols with 99.
-        seed : None, int, SeedSequence or Generator, optional
-            Seed of the random placement.
-        first_click : {None, 'safe', 'opening'}
+        strategy, seed, first_click
             As in :meth:`new`.
+
+        Returns
+        -------
+        Game
+            A new game in progress, its mines laid now or at the first
+            reveal, as :meth:`new` says.
 
         Raises
         ------
-        ValueError
-            For an unknown preset; the message lists the valid names.
+        InvalidBoardError
+            For an unknown preset (the message lists the valid names), and
+            as in :meth:`new`.
+        InvalidTypeError
+            As in :meth:`new`.
 
         Examples
         --------
@@ -497,9 +515,13 @@ class Game:
         >>> game = ns.Game.from_preset("expert", seed=1)
         >>> game.rows, game.cols, game.mine_count
         (16, 30, 99)
+        >>> game = ns.Game.from_preset("beginner", strategy=ns.NoGuessPlacement(seed=2),
+        ...                            first_click="safe")
+        >>> game.strategy
+        NoGuessPlacement(...)
         """
         rows, cols, mines = preset_dims(name)
-        return cls.new(rows, cols, mines, seed=seed, first_click=first_click)
+        return cls.new(rows, cols, mines, strategy=strategy, seed=seed, first_click=first_click)
 
     # -- state ----------------------------------------------------------------
 
