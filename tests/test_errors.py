@@ -104,9 +104,11 @@ def test_off_board(
     unchanged: Unchanged, phase: str, action: str, row: int, col: int, bad: int
 ) -> None:
     game = PHASES[phase]()
-    with unchanged(game), pytest.raises(ns.OutOfBoundsError, match=str(bad)):
+    axis, size = ("row", 5) if row == bad else ("col", 6)
+    words = re.escape(f"{axis} {bad} is off the board ({axis}s 0..{size - 1})")
+    with unchanged(game), pytest.raises(ns.OutOfBoundsError, match=words):
         getattr(game, action)(row, col)
-    with unchanged(game), pytest.raises(IndexError):
+    with unchanged(game), pytest.raises(ns.OutOfBoundsError, match=words):
         getattr(game, action)(np.int64(row), np.int64(col))
 
 
@@ -116,8 +118,12 @@ def test_huge_coordinates_are_off_board_not_overflow(
     unchanged: Unchanged, phase: str, action: str
 ) -> None:
     game = PHASES[phase]()
-    for row, col in [(2**70, 0), (0, -(2**70)), (np.uint64(2**63), 0)]:
-        with unchanged(game), pytest.raises(ns.OutOfBoundsError):
+    for row, col, words in [
+        (2**70, 0, f"row {2**70} is off"),
+        (0, -(2**70), f"col {-(2**70)} is off"),
+        (np.uint64(2**63), 0, f"row {2**63} is off"),
+    ]:
+        with unchanged(game), pytest.raises(ns.OutOfBoundsError, match=re.escape(words)):
             getattr(game, action)(row, col)
 
 
@@ -170,18 +176,19 @@ def test_numpy_integers_are_accepted(make: Callable[[int], Any]) -> None:
 def test_reveal_flagged_cell(unchanged: Unchanged, phase: str) -> None:
     game = PHASES[phase]()
     cell = (0, 0) if phase == "mid" else (1, 1)
-    with unchanged(game), pytest.raises(ns.IllegalMoveError, match=re.escape(str(cell))):
+    words = re.escape(f"cannot reveal flagged cell {cell}")
+    with unchanged(game), pytest.raises(ns.IllegalMoveError, match=words):
         game.reveal(*cell)
-    with unchanged(game), pytest.raises(ValueError):
+    with unchanged(game), pytest.raises(ns.IllegalMoveError, match=words):
         game.reveal(np.int64(cell[0]), cell[1])
 
 
 def test_flag_revealed_cell(unchanged: Unchanged) -> None:
     game = mid_game()
     assert game.board is not None and game.board.revealed[2, 2]
-    with unchanged(game), pytest.raises(ns.IllegalMoveError, match=r"\(2, 2\)"):
+    with unchanged(game), pytest.raises(ns.IllegalMoveError, match=r"flag revealed cell \(2, 2\)"):
         game.toggle_flag(2, 2)
-    with unchanged(game), pytest.raises(ValueError):
+    with unchanged(game), pytest.raises(ns.IllegalMoveError, match=r"flag revealed cell \(1, 1\)"):
         game.toggle_flag(1, 1)
 
 
@@ -202,9 +209,11 @@ def test_game_over(unchanged: Unchanged, phase: str, action: str, cell: Any) -> 
 def test_game_over_with_bad_coordinates_still_changes_nothing(
     unchanged: Unchanged, phase: str, action: str
 ) -> None:
+    # A coordinate's type is checked before the game's state: the error names it.
     game = PHASES[phase]()
     for cell in [(1.5, 0), (None, None), ("a", 0)]:
-        with unchanged(game), pytest.raises((ns.GameOverError, TypeError)):
+        words = re.escape(f"row must be an integer, got {cell[0]!r}")
+        with unchanged(game), pytest.raises(ns.InvalidTypeError, match=words):
             getattr(game, action)(*cell)
 
 
@@ -313,12 +322,17 @@ def test_creation_errors() -> None:
 
 def test_failed_first_reveal_leaves_mines_unlaid(unchanged: Unchanged) -> None:
     game = ns.Game.new(3, 4, 2, strategy=ns.FixedPlacement([(0, 0), (1, 1)]), first_click="safe")
-    for bad in [(1.5, 0), (3, 0), (0, -1)]:
-        with unchanged(game), pytest.raises((TypeError, IndexError)):
+    for bad, error, words in [
+        ((1.5, 0), ns.InvalidTypeError, "row must be an integer, got 1.5"),
+        ((3, 0), ns.OutOfBoundsError, "row 3 is off the board (rows 0..2)"),
+        ((0, -1), ns.OutOfBoundsError, "col -1 is off the board (cols 0..3)"),
+    ]:
+        with unchanged(game), pytest.raises(error, match=re.escape(words)):
             game.reveal(*bad)
         assert game.board is None
-    with unchanged(game), pytest.raises(ns.InvalidBoardError):
-        game.reveal(1, 1)  # the fixed layout cannot keep (1, 1) safe
+    # the fixed layout cannot keep (1, 1) safe
+    with unchanged(game), pytest.raises(ns.InvalidBoardError, match=r"mine on \(1, 1\)"):
+        game.reveal(1, 1)
     assert game.board is None
     assert game.reveal(2, 3).state is ns.GameState.IN_PROGRESS
     assert game.board is not None and game.board.mine_count == 2
@@ -394,10 +408,38 @@ def test_a_huge_seed_is_refused_by_its_size(where: str) -> None:
         SEEDED[where](-(2**20_000))
 
 
+def _mines_of(made: Any) -> np.ndarray:
+    """The mines of every board that a SEEDED call made, stacked."""
+    if isinstance(made, ns.RandomPlacement):
+        return made.place(4, 4, 5)
+    if isinstance(made, ns.SimulationResult):
+        made = [made.replay(i) for i in range(made.games)]
+    if isinstance(made, list):
+        return np.stack([_mines_of(part) for part in made])
+    if isinstance(made, ns.Game):
+        assert made.board is not None
+        return made.board.mines
+    return np.asarray(made.mines)
+
+
+#: Chunked work seeds chunk i from child i of SeedSequence(seed), not from default_rng(seed).
+CHUNKED = {"iter_boards", "simulate"}
+
+
 @pytest.mark.parametrize("where", SEEDED)
 def test_good_seeds_of_every_kind_still_work(where: str) -> None:
-    for seed in (None, 0, np.uint8(3), [1, 2], np.random.SeedSequence(4), np.random.default_rng(5)):
-        SEEDED[where](seed)
+    make = SEEDED[where]
+    boards = [_mines_of(make(seed)) for seed in range(8)]
+    assert any(not np.array_equal(boards[0], other) for other in boards[1:])  # seeds matter
+    for seed in (0, np.uint8(3), [1, 2]):
+        mines = _mines_of(make(seed))
+        assert np.array_equal(mines, _mines_of(make(seed)))  # the same seed, the same boards
+        # numpy's own seeding: an int or a list is SeedSequence(seed), as default_rng has it
+        assert np.array_equal(mines, _mines_of(make(np.random.SeedSequence(seed))))
+        if where not in CHUNKED:
+            assert np.array_equal(mines, _mines_of(make(np.random.default_rng(seed))))
+    for seed in (None, np.random.default_rng(5)):
+        assert _mines_of(make(seed)).any()
 
 
 def test_seeds_give_numpys_own_streams() -> None:
