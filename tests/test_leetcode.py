@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import re
 from typing import Any
 
 import numpy as np
@@ -191,16 +192,16 @@ def assert_rejected(
 @pytest.mark.parametrize(
     ("board", "match"),
     [
-        ([], "empty|non-empty"),
-        ([[]], "empty|non-empty"),
-        ([[], []], "empty|non-empty"),
-        ([["E", "E"], ["E"]], "ragged"),
-        ([["E"], ["E", "E"]], "ragged"),
-        ([["E", "E"], []], "ragged"),
-        ([["E", "E"], "EE"], "ragged|list"),
-        ("EEE", "list"),
-        ((("E",),), "list"),
-        (None, "list"),
+        ([], "board must be a non-empty list of rows, got []"),
+        ([[]], "board rows must be non-empty lists, got row 0 = []"),
+        ([[], []], "board rows must be non-empty lists, got row 0 = []"),
+        ([["E", "E"], ["E"]], "board is ragged: row 1 has 1 cells, row 0 has 2 cells"),
+        ([["E"], ["E", "E"]], "board is ragged: row 1 has 2 cells, row 0 has 1 cells"),
+        ([["E", "E"], []], "board is ragged: row 1 has 0 cells, row 0 has 2 cells"),
+        ([["E", "E"], "EE"], "board is ragged: row 1 has a str, row 0 has 2 cells"),
+        ("EEE", "board must be a non-empty list of rows, got 'EEE'"),
+        ((("E",),), "board must be a non-empty list of rows, got (('E',),)"),
+        (None, "board must be a non-empty list of rows, got None"),
     ],
     ids=[
         "no-rows",
@@ -216,10 +217,10 @@ def assert_rejected(
     ],
 )
 def test_update_board_rejects_bad_shapes(board: Any, match: str) -> None:
-    with pytest.raises(ValueError, match=match):
+    with pytest.raises(ns.InvalidBoardError, match=re.escape(match)):
         ns.update_board(copy.deepcopy(board), [0, 0])
     if isinstance(board, list):
-        assert_rejected(board, [0, 0], ValueError, match)
+        assert_rejected(board, [0, 0], ns.InvalidBoardError, re.escape(match))
 
 
 @pytest.mark.parametrize(
@@ -230,20 +231,30 @@ def test_update_board_rejects_invalid_cells(bad: Any) -> None:
     for where in [(0, 0), (1, 2), (2, 1)]:
         board = as_board(["EEE", "EME", "EEE"])
         board[where[0]][where[1]] = bad
-        assert_rejected(board, [0, 0], ValueError)
-        assert_rejected(board, [2, 2], ValueError)
+        words = re.escape(f"invalid cell {bad!r} at {where}")
+        assert_rejected(board, [0, 0], ns.InvalidBoardError, words)
+        assert_rejected(board, [2, 2], ns.InvalidBoardError, words)
 
 
 def test_update_board_rejects_cells_whose_lengths_add_up() -> None:
     # 'EE' next to '' has the right total length but two bad cells.
-    board = [["EE", "", "E"], ["E", "E", "E"]]
-    assert_rejected(board, [1, 2], ValueError)
-    board = [["E", "E"], ["MEE", ""]]
-    assert_rejected(board, [0, 0], ValueError)
-    board = [["EE", "E"], ["", "E"]]  # the extra and the missing character in different rows
-    assert_rejected(board, [1, 1], ValueError)
-    for row in (["E\0", "", "E"], ["\0E", "", "E"], ["", "\0", "EE"], ["E", "\0\0", ""]):
-        assert_rejected([row, ["E", "E", "E"]], [1, 0], ValueError)
+    def rejected(
+        board: list[list[str]], click: list[int], bad: str, where: tuple[int, int]
+    ) -> None:
+        words = re.escape(f"invalid cell {bad!r} at {where}")
+        assert_rejected(board, click, ns.InvalidBoardError, words)
+
+    rejected([["EE", "", "E"], ["E", "E", "E"]], [1, 2], "EE", (0, 0))
+    rejected([["E", "E"], ["MEE", ""]], [0, 0], "MEE", (1, 0))
+    # the extra and the missing character in different rows
+    rejected([["EE", "E"], ["", "E"]], [1, 1], "EE", (0, 0))
+    for row, (bad, col) in [
+        (["E\0", "", "E"], ("E\0", 0)),
+        (["\0E", "", "E"], ("\0E", 0)),
+        (["", "\0", "EE"], ("", 0)),
+        (["E", "\0\0", ""], ("\0\0", 1)),
+    ]:
+        rejected([row, ["E", "E", "E"]], [1, 0], bad, (0, col))
 
 
 def test_update_board_x_means_game_over() -> None:
@@ -259,8 +270,7 @@ def test_update_board_error_names_the_bad_cell() -> None:
 @pytest.mark.parametrize("click", [[3, 0], [0, 3], [-1, 0], [0, -1], [-3, 0], [100, 100], [0, -4]])
 def test_update_board_rejects_clicks_off_the_grid(click: list[int]) -> None:
     board = as_board(["EEE", "EME", "EEE"])
-    assert_rejected(board, click, IndexError, str(click[0]))
-    assert_rejected(board, click, ns.OutOfBoundsError)
+    assert_rejected(board, click, ns.OutOfBoundsError, re.escape(f"click {click} is off the 3x3"))
 
 
 @pytest.mark.parametrize("cell", ["B", "1", "5", "8"])
@@ -272,12 +282,22 @@ def test_update_board_rejects_clicks_on_revealed_cells(cell: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "click",
-    [[1.5, 0], [0, 1.0], ["a", 0], [None, 0], [True, 0], [0, False], [np.float64(1), 0]],
+    ("click", "axis"),
+    [
+        ([1.5, 0], "row"),
+        ([0, 1.0], "col"),
+        (["a", 0], "row"),
+        ([None, 0], "row"),
+        ([True, 0], "row"),
+        ([0, False], "col"),
+        ([np.float64(1), 0], "row"),
+    ],
 )
-def test_update_board_rejects_non_integer_clicks(click: list[Any]) -> None:
+def test_update_board_rejects_non_integer_clicks(click: list[Any], axis: str) -> None:
     board = as_board(["EEE", "EME", "EEE"])
-    assert_rejected(board, click, TypeError)
+    bad = click[0] if axis == "row" else click[1]
+    words = re.escape(f"click {axis} must be an integer, got {bad!r}")
+    assert_rejected(board, click, ns.InvalidTypeError, words)
 
 
 @pytest.mark.parametrize(
