@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from typing import Any
 
@@ -79,13 +80,22 @@ def test_create_rejects_bad_dimensions(rows: int, cols: int, mines: int, message
 
 
 @pytest.mark.parametrize(
-    ("rows", "cols", "mines"),
-    [(3.0, 3, 1), (3, "3", 1), (3, 3, 1.0), (3, 3, None), (True, 3, 1), (3, 3, np.float64(2))],
+    ("rows", "cols", "mines", "words"),
+    [
+        (3.0, 3, 1, "rows must be an integer, got 3.0"),
+        (3, "3", 1, "cols must be an integer, got '3'"),
+        (3, 3, 1.0, "mines must be an integer, got 1.0"),
+        (3, 3, None, "mines must be an integer, got None"),
+        (True, 3, 1, "rows must be an integer, got True"),
+        (3, 3, np.float64(2), "mines must be an integer, got np.float64(2.0)"),
+    ],
 )
-def test_create_rejects_non_integer_dimensions(rows: Any, cols: Any, mines: Any) -> None:
-    with pytest.raises(TypeError):
+def test_create_rejects_non_integer_dimensions(
+    rows: Any, cols: Any, mines: Any, words: str
+) -> None:
+    with pytest.raises(ns.InvalidTypeError, match=re.escape(words)):
         ns.Board.create(rows, cols, mines)
-    with pytest.raises(TypeError):
+    with pytest.raises(ns.InvalidTypeError, match=re.escape(words)):
         ns.Game.new(rows, cols, mines)
 
 
@@ -128,18 +138,18 @@ def test_create_honours_safe() -> None:
 
 
 @pytest.mark.parametrize(
-    "mines",
+    ("mines", "words"),
     [
-        np.zeros((3, 3), dtype=int),
-        np.zeros(3, dtype=bool),
-        np.ones((2, 2), dtype=bool),
-        np.zeros((0, 3), dtype=bool),
-        [[]],
+        (np.zeros((3, 3), dtype=int), "mines must be a bool array, got dtype int64"),
+        (np.zeros(3, dtype=bool), "mines must be 2-D, got shape (3,)"),
+        (np.ones((2, 2), dtype=bool), "mines must be in 0..3 for a 2x2 board, got 4"),
+        (np.zeros((0, 3), dtype=bool), "rows must be >= 1, got 0"),
+        ([[]], "mines must be a bool array, got dtype float64"),
     ],
     ids=["int", "1-d", "all-mines", "no-rows", "empty"],
 )
-def test_board_constructor_rejects_bad_masks(mines: Any) -> None:
-    with pytest.raises(ns.InvalidBoardError):
+def test_board_constructor_rejects_bad_masks(mines: Any, words: str) -> None:
+    with pytest.raises(ns.InvalidBoardError, match=re.escape(words)):
         ns.Board(mines)
 
 
@@ -236,18 +246,22 @@ def test_board_rejected_moves_change_nothing(hand_board: ns.Board) -> None:
         )
 
     before = state()
-    for call, error in [
-        (lambda: board.reveal(0, 0), ns.IllegalMoveError),
-        (lambda: board.toggle_flag(0, 3), ns.IllegalMoveError),
-        (lambda: board.reveal(-1, 0), ns.OutOfBoundsError),
-        (lambda: board.reveal(0, 4), ns.OutOfBoundsError),
-        (lambda: board.toggle_flag(4, 0), ns.OutOfBoundsError),
-        (lambda: board.chord(0, -1), ns.OutOfBoundsError),
-        (lambda: board.reveal(1.0, 0), TypeError),
-        (lambda: board.toggle_flag(None, 0), TypeError),
-        (lambda: board.chord(0, "1"), TypeError),
+    for call, error, words in [
+        (lambda: board.reveal(0, 0), ns.IllegalMoveError, "reveal flagged cell (0, 0)"),
+        (lambda: board.toggle_flag(0, 3), ns.IllegalMoveError, "flag revealed cell (0, 3)"),
+        (lambda: board.reveal(-1, 0), ns.OutOfBoundsError, "row -1 is off the board (rows 0..3)"),
+        (lambda: board.reveal(0, 4), ns.OutOfBoundsError, "col 4 is off the board (cols 0..3)"),
+        (lambda: board.toggle_flag(4, 0), ns.OutOfBoundsError, "row 4 is off the board"),
+        (lambda: board.chord(0, -1), ns.OutOfBoundsError, "col -1 is off the board"),
+        (lambda: board.reveal(1.0, 0), ns.InvalidTypeError, "row must be an integer, got 1.0"),
+        (
+            lambda: board.toggle_flag(None, 0),
+            ns.InvalidTypeError,
+            "row must be an integer, got None",
+        ),
+        (lambda: board.chord(0, "1"), ns.InvalidTypeError, "col must be an integer, got '1'"),
     ]:
-        with pytest.raises(error):
+        with pytest.raises(error, match=re.escape(words)):
             call()
         assert state() == before
 
