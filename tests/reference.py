@@ -306,8 +306,22 @@ def fixed_game(rows: int, cols: int, mines: list[tuple[int, int]], **kwargs: Any
     return ns.Game.new(rows, cols, len(mines), strategy=ns.FixedPlacement(mines), **kwargs)
 
 
-def capture(game: ns.Game) -> tuple[Any, ...]:
-    """Everything observable about a game, copied, for before/after comparisons."""
+def redo_moves(game: ns.Game) -> list[ns.Move]:
+    """The moves ``game.redo()`` would play again, last undone first (read on a copy)."""
+    twin, moves = game.copy(), []
+    while True:
+        try:
+            moves.append(twin.redo())
+        except ns.IllegalMoveError:
+            return moves
+
+
+def capture(game: ns.Game, *, history: bool = True) -> tuple[Any, ...]:
+    """Everything observable about a game, copied, for before/after comparisons.
+
+    All but the clock (:attr:`~numsweeper.Game.elapsed` runs on by itself),
+    and without ``history`` all but the moves and the moves to redo.
+    """
     snap = game.snapshot()
     board = game.board
     arrays: tuple[Any, ...] = ()
@@ -320,7 +334,8 @@ def capture(game: ns.Game) -> tuple[Any, ...]:
             board.hidden_safe,
             board.flag_count,
         )
-    return (snap, snap.cells.tobytes(), game.state, game.mine_count, str(game), *arrays)
+    moves = (game.moves, redo_moves(game)) if history else ()
+    return (snap, snap.cells.tobytes(), game.state, game.mine_count, str(game), *arrays, *moves)
 
 
 def random_layout(rng: np.random.Generator, rows: int, cols: int) -> np.ndarray:

@@ -28,6 +28,8 @@ def mid_game() -> ns.Game:
     game.reveal(2, 2)  # floods most of the board
     game.toggle_flag(0, 0)
     game.toggle_flag(4, 4)
+    game.toggle_flag(3, 5)
+    game.undo()  # a move to redo, which a rejected action must keep
     assert game.state is ns.GameState.IN_PROGRESS
     assert game.board is not None and game.board.hidden_safe == 9
     return game
