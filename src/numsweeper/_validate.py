@@ -283,6 +283,25 @@ def check_workers(workers: Any) -> int:
     return n
 
 
+def check_memory(need: int, text: str, error: type[Exception] = InvalidBoardError) -> None:
+    """Refuse work that needs ``need`` bytes, more than :func:`memory_bytes`.
+
+    ``text`` says what needs them; the message goes on with the memory there
+    is.  Checked before anything is allocated or decoded.
+
+    Examples
+    --------
+    >>> from numsweeper._validate import check_memory
+    >>> check_memory(10**20, "a table of 10**20 bytes")
+    Traceback (most recent call last):
+        ...
+    numsweeper.errors.InvalidBoardError: a table of 10**20 bytes, more than this machine's ... GB
+    """
+    have = memory_bytes()
+    if need > have:
+        raise error(f"{text}, more than this machine's {have / 1e9:.1f} GB")
+
+
 def check_fits(n: int, rows: int, cols: int, per_cell: int, what: str) -> None:
     """Refuse ``n`` boards of ``per_cell`` bytes a cell that would not fit in memory.
 
@@ -291,17 +310,13 @@ def check_fits(n: int, rows: int, cols: int, per_cell: int, what: str) -> None:
     long wait, or not at all (the system may grant the pages and then kill
     the process).
     """
-    have = memory_bytes()
-    if per_cell * n * rows * cols > have:
-        # 'a 9x9 board needs', '1000 games of 9x9 need'
-        subject = (
-            f"a {dims_text(rows, cols)} {what} needs"
-            if n == 1
-            else (f"{short_repr(n)} {what}s of {dims_text(rows, cols)} need")
-        )
-        raise InvalidBoardError(
-            f"{subject} {per_cell} bytes per cell, more than this machine's {have / 1e9:.1f} GB"
-        )
+    # 'a 9x9 board needs', '1000 games of 9x9 need'
+    subject = (
+        f"a {dims_text(rows, cols)} {what} needs"
+        if n == 1
+        else f"{short_repr(n)} {what}s of {dims_text(rows, cols)} need"
+    )
+    check_memory(per_cell * n * rows * cols, f"{subject} {per_cell} bytes per cell")
 
 
 def dims_text(rows: int, cols: int) -> str:

@@ -37,6 +37,7 @@ from ._validate import (
     check_at_least,
     check_board,
     check_int,
+    check_memory,
     check_regular_file,
     check_workers,
     count_text,
@@ -100,6 +101,11 @@ TRACE_DTYPE = np.dtype(
 
 # What a saved table keeps of a run besides its records (see to_csv).
 _FORMAT = "numsweeper-simulation"
+# What from_parquet holds at its peak per byte of a row (RECORD_DTYPE's 29,
+# TRACE_DTYPE's 31): pyarrow's table, each column as numpy, the result.
+# Measured 2.8 for records (10,000,000 rows) and 3.3 for a trace (5,000,000):
+# peak RSS of from_parquet, /tmp/hw/m_pq.py and m_pqmv.py in the report.
+_PARQUET_BYTES = 4
 
 
 class Policy(Protocol):
@@ -1022,8 +1028,13 @@ class SimulationResult:
         Raises
         ------
         InvalidBoardError
-            If a file carries no numsweeper metadata or other columns, or
-            for any bad value or metadata field, as in :meth:`from_csv`.
+            If a file is not Parquet or is damaged, carries no numsweeper
+            metadata or other columns, or holds more rows than memory can
+            take (about four times their bytes; refused from the file's
+            footer, before any column is read), or for any bad value or
+            metadata field, as in :meth:`from_csv`.
+        OSError
+            If a file cannot be read (missing, a directory, no permission).
 
         Examples
         --------
@@ -1035,22 +1046,35 @@ class SimulationResult:
         >>> bool((again.records == run.records).all()), again.seed
         (True, 4)
         """
+        pyarrow = _need("pyarrow", "from_parquet")
         parquet = _need("pyarrow.parquet", "from_parquet")
 
         def read(target: str, dtype: np.dtype[Any]) -> tuple[NDArray[np.void], dict[str, Any]]:
             check_regular_file(target, InvalidBoardError)
             try:
-                table = parquet.read_table(target)
-            except ValueError as exc:  # (pyarrow's ArrowInvalid; a missing file is an OSError)
-                raise InvalidBoardError(f"{target!r} is not a Parquet file: {exc}"[:300]) from None
-            raw = (table.schema.metadata or {}).get(b"numsweeper")
-            if raw is None:
-                raise InvalidBoardError(f"{target!r} carries no numsweeper simulation metadata")
-            names = list(dtype.names or ())
-            if table.column_names != names:
-                raise InvalidBoardError(
-                    f"{target!r} has columns {table.column_names}, expected {names}"
-                )
+                with parquet.ParquetFile(target) as file:  # (its footer only, so far)
+                    raw = (file.schema_arrow.metadata or {}).get(b"numsweeper")
+                    if raw is None:
+                        raise InvalidBoardError(
+                            f"{target!r} carries no numsweeper simulation metadata"
+                        )
+                    names = list(dtype.names or ())
+                    if file.schema_arrow.names != names:
+                        raise InvalidBoardError(
+                            f"{target!r} has columns {file.schema_arrow.names}, expected {names}"
+                        )
+                    rows = file.metadata.num_rows
+                    check_memory(
+                        rows * dtype.itemsize * _PARQUET_BYTES,
+                        f"{target!r} holds {count_text(rows, 'row')}, which take about "
+                        f"{dtype.itemsize * _PARQUET_BYTES} bytes each to read",
+                    )
+                    table = file.read()
+            except (FileNotFoundError, PermissionError, IsADirectoryError):
+                raise
+            except (pyarrow.ArrowException, OSError) as exc:  # (a damaged footer: OSError)
+                kind = "a Parquet" if isinstance(exc, ValueError) else "a readable Parquet"
+                raise InvalidBoardError(f"{target!r} is not {kind} file: {exc}"[:300]) from None
             out = np.zeros(table.num_rows, dtype=dtype)
             for name in names:
                 out[name] = _column(table.column(name).to_numpy(), dtype[name], target, name)
