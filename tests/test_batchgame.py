@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -253,17 +255,48 @@ def test_from_mines_checks_layouts() -> None:
 @pytest.mark.parametrize("action", ACTIONS)
 def test_malformed_arguments_raise_and_change_nothing(action: str) -> None:
     batch = ns.BatchGame.new(3, 9, 9, 10, seed=0)
+    # A game under way in each slot: a safe cell revealed, a mine flagged.
+    safe = [np.argwhere(~batch.mines[g])[40] for g in range(3)]
+    mined = [np.argwhere(batch.mines[g])[0] for g in range(3)]
+    assert (batch.reveal(*np.transpose(safe)) == MoveStatus.OK).all()
+    assert (batch.toggle_flag(*np.transpose(mined)) == MoveStatus.OK).all()
+    assert batch.in_progress.all() and batch.flagged.sum() == 3 and batch.revealed.any()
+
+    def state() -> tuple[Any, ...]:
+        arrays = (batch.visible, batch.mines, batch.clicks, batch.revealed, batch.flagged)
+        return (*(a.tobytes() for a in arrays), batch.states.tolist())
+
+    before = state()
     move = getattr(batch, action)
-    with pytest.raises(TypeError, match="rows must hold integers"):
-        move(np.array([1.0, 2.0, 3.0]), np.array([1, 2, 3]))
-    with pytest.raises(TypeError, match="cols must hold integers"):
-        move(np.array([1, 2, 3]), np.array([True, False, True]))
-    with pytest.raises(ValueError, match=r"cols must have shape \(3,\)"):
-        move(np.array([1, 2, 3]), np.array([1, 2]))
-    with pytest.raises(TypeError, match="active must be a bool array"):
-        move(0, 0, active=np.array([1, 0, 1]))
-    assert batch.clicks.tolist() == [0, 0, 0]
-    assert (batch.visible == ns.HIDDEN).all()
+    for args, kwargs, error, words in [
+        (
+            (np.array([1.0, 2.0, 3.0]), np.array([1, 2, 3])),
+            {},
+            ns.InvalidTypeError,
+            "rows must hold integers, got dtype float64",
+        ),
+        (
+            (np.array([1, 2, 3]), np.array([True, False, True])),
+            {},
+            ns.InvalidTypeError,
+            "cols must hold integers, got dtype bool",
+        ),
+        (
+            (np.array([1, 2, 3]), np.array([1, 2])),
+            {},
+            ns.InvalidBoardError,
+            "cols must have shape (3,), got (2,)",
+        ),
+        (
+            (0, 0),
+            {"active": np.array([1, 0, 1])},
+            ns.InvalidTypeError,
+            "active must be a bool array of shape (3,), got int64 (3,)",
+        ),
+    ]:
+        with pytest.raises(error, match=re.escape(words)):
+            move(*args, **kwargs)
+        assert state() == before
 
 
 def test_out_of_bounds_never_wraps() -> None:
@@ -310,8 +343,27 @@ def test_flood_kernels_agree_with_flood_from(rows: int, cols: int, density: floa
     np.testing.assert_array_equal(_flood_packed(*sub), _flood_labelled(*sub))
 
 
-def test_wide_boards_use_the_labelled_flood_and_still_match() -> None:
+def test_wide_boards_use_the_labelled_flood_and_still_match(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from numsweeper import _kernels
+
+    assert _kernels.MAX_PACKED_COLS < 70
+    calls = {"_flood_labelled": 0, "_flood_packed": 0}
+
+    def counted(name: str) -> Callable[..., Any]:
+        flood = getattr(_kernels, name)
+
+        def spy(*args: Any) -> Any:
+            calls[name] += 1
+            return flood(*args)
+
+        return spy
+
+    for name in calls:
+        monkeypatch.setattr(_kernels, name, counted(name))
     play_both(6, 70, 20, 60, 25, "opening", seed=3)
+    assert calls["_flood_labelled"] > 0 and calls["_flood_packed"] == 0, calls
 
 
 def test_from_preset_rejects_unknown_and_unhashable_names() -> None:
