@@ -196,7 +196,7 @@ def test_accepts_snapshot_and_game() -> None:
 def test_rejects_bad_input() -> None:
     with pytest.raises(ns.InvalidTypeError, match="mines is required when visible is an array"):
         analyze(np.zeros((2, 2), dtype=np.int8))
-    with pytest.raises(TypeError):
+    with pytest.raises(ns.InvalidTypeError, match="visible must hold integers, got dtype float64"):
         analyze(np.zeros((2, 2)), 1)
     with pytest.raises(ns.InvalidBoardError, match="-3"):
         analyze(np.array([[int(ns.MINE), 1]], dtype=np.int8), 1)

@@ -17,6 +17,7 @@ from numsweeper._kernels import adjacent_counts
 from numsweeper.solver import MAX_STATES, Analyzer, SolverPolicy, analyze, hint, local_rules
 from numsweeper.solver.endgame import best_click, endgame_values, list_layouts
 from numsweeper.solver.guess import forced_pair
+from reference import capture
 
 H = int(ns.HIDDEN)
 
@@ -334,8 +335,10 @@ def test_a_won_game_is_analysed_its_hidden_cells_certain_mines() -> None:
     assert game.state is ns.GameState.WON
     a = analyze(game)
     assert a.mines.tolist() == [[0, 0], [2, 2]] and a.layouts == 1 and not len(a.safe)
-    with pytest.raises(ns.GameOverError):
+    before = capture(game)
+    with pytest.raises(ns.GameOverError, match=r"^no hint: the game is already WON$"):
         hint(game)
+    assert capture(game) == before
 
 
 def test_hint_follows_the_policy() -> None:
@@ -353,10 +356,12 @@ def test_hint_follows_the_policy() -> None:
         assert h.probability == a.probabilities[r, c]
         assert h.certain == (h.probability == 0.0)
         game.reveal(h.row, h.col)
-    with pytest.raises(ns.GameOverError):
-        lost = ns.Game.new(2, 2, 1, strategy=ns.FixedPlacement([(0, 0)]))
-        lost.reveal(0, 0)
+    lost = ns.Game.new(2, 2, 1, strategy=ns.FixedPlacement([(0, 0)]))
+    lost.reveal(0, 0)
+    before = capture(lost)
+    with pytest.raises(ns.GameOverError, match=r"^no hint: the game is already LOST$"):
         hint(lost)
+    assert capture(lost) == before
 
 
 @pytest.mark.parametrize("first_click", [None, "safe"])
