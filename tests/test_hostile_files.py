@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -49,3 +52,57 @@ def test_a_missing_parquet_file_is_still_an_os_error(tmp_path: Path) -> None:
     pytest.importorskip("pyarrow.parquet")
     with pytest.raises(FileNotFoundError):
         ns.SimulationResult.from_parquet(tmp_path / "none.parquet")
+
+
+def _readers() -> list[tuple[object, type[Exception]]]:
+    from numsweeper.datasets import load_positions
+
+    return [
+        (ns.SimulationResult.from_csv, ns.InvalidBoardError),
+        (ns.SimulationResult.from_parquet, ns.InvalidBoardError),
+        (ns.load_game, ns.InvalidGameFileError),
+        (load_positions, ns.InvalidGameFileError),
+    ]
+
+
+@pytest.mark.parametrize(("read", "error"), _readers())
+def test_a_directory_is_refused_before_any_reader_sees_it(
+    read: Any, error: type[Exception], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "runs.parquet"  # (a name each reader takes)
+    folder.mkdir()
+    (folder / "part-0.parquet").write_bytes(b"PAR1")
+    parquet = pytest.importorskip("pyarrow.parquet")
+    for name in ("ParquetFile", "read_table"):  # (pyarrow would crawl it as a dataset)
+        monkeypatch.setattr(parquet, name, None)
+    target = folder if read is not ns.load_game else folder.rename(tmp_path / "game.json")
+    with pytest.raises(IsADirectoryError, match=re.escape(str(target))):
+        read(target)
+
+
+@pytest.mark.parametrize(("read", "error"), _readers())
+@pytest.mark.parametrize("path", [None, b"games.csv", 1.5], ids=repr)
+def test_a_path_of_the_wrong_type_is_named(read: Any, error: type[Exception], path: Any) -> None:
+    with pytest.raises(ns.InvalidTypeError, match=f"must be a str or an os.PathLike, got {path!r}"):
+        read(path)
+
+
+@pytest.mark.parametrize(("read", "error"), _readers())
+def test_a_file_descriptor_is_refused_and_left_open(
+    read: Any, error: type[Exception], tmp_path: Path
+) -> None:
+    path = tmp_path / "games.csv"
+    path.write_text("game\n")
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        with pytest.raises(ns.InvalidTypeError, match=f"got {fd}$"):
+            read(fd)
+        assert os.fstat(fd).st_size == 5  # still the caller's
+    finally:
+        os.close(fd)
+
+
+@pytest.mark.parametrize(("read", "error"), _readers())
+def test_a_nul_in_the_path_is_named(read: Any, error: type[Exception]) -> None:
+    with pytest.raises(error, match=r"'games\\x00\.json' holds a NUL character"):
+        read("games\0.json")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import lzma
 import math
@@ -327,16 +328,45 @@ def dims_text(rows: int, cols: int) -> str:
     return " x ".join(x if x.lstrip("-").isdigit() else f"({x})" for x in (a, b))
 
 
-def check_regular_file(path: str | os.PathLike[str], error: type[Exception]) -> int:
+def check_path(path: Any, error: type[Exception]) -> str:
+    """``path`` as a str: a str or an os.PathLike, naming no NUL character.
+
+    A bytes path, a file descriptor or None raises InvalidTypeError (``open``
+    would take a descriptor, and close the caller's), a NUL ``error``.
+
+    Examples
+    --------
+    >>> from numsweeper._validate import check_path
+    >>> check_path(3, ValueError)
+    Traceback (most recent call last):
+        ...
+    numsweeper.errors.InvalidTypeError: a file's path must be a str or an os.PathLike, got 3
+    """
+    name = os.fspath(path) if isinstance(path, (str, os.PathLike)) else None
+    if not isinstance(name, str):
+        raise InvalidTypeError(
+            f"a file's path must be a str or an os.PathLike, got {short_repr(path)}"
+        )
+    if "\0" in name:
+        raise error(f"{short_repr(name)} holds a NUL character, which no file name can")
+    return name
+
+
+def check_regular_file(path: Any, error: type[Exception]) -> int:
     """The size of a file about to be read; ``error`` names a device or a pipe.
 
-    Checked before anything opens it: ``/dev/zero`` never ends, and opening
-    a pipe with no writer blocks forever.  A missing or unreadable file
-    raises OSError, as do folders (``open`` refuses them).
+    Checked before anything opens it: ``/dev/zero`` never ends, opening a
+    pipe with no writer blocks forever, and pyarrow reads a folder as a
+    dataset of every file under it.  A folder raises IsADirectoryError, a
+    missing or unreadable file OSError, as ``open`` would; the path itself
+    is checked first (:func:`check_path`).
     """
-    info = os.stat(path)
-    if not (stat.S_ISREG(info.st_mode) or stat.S_ISDIR(info.st_mode)):
-        raise error(f"{os.fspath(path)!r} is not a regular file")
+    name = check_path(path, error)
+    info = os.stat(name)
+    if stat.S_ISDIR(info.st_mode):
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), name)
+    if not stat.S_ISREG(info.st_mode):
+        raise error(f"{name!r} is not a regular file")
     return info.st_size
 
 

@@ -290,8 +290,8 @@ def load_positions(path: str | os.PathLike[str]) -> Positions:
         ...
     numsweeper.errors.InvalidGameFileError: '...positions.npz' is not an .npz archive
     """
-    where = repr(os.fspath(path))
     check_regular_file(path, InvalidGameFileError)
+    where = repr(os.fspath(path))
     with open(path, "rb") as file:
         if file.read(4) not in _ZIP_MAGIC:
             raise InvalidGameFileError(f"{where} is not an .npz archive")

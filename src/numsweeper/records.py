@@ -54,6 +54,7 @@ from ._validate import (
     NPZ_ERRORS,
     SEED_BITS,
     check_board,
+    check_path,
     check_regular_file,
     check_zip_member,
     dims_text,
@@ -363,7 +364,7 @@ def load_game(path: str | os.PathLike[str]) -> Game:
         ...
     numsweeper.errors.InvalidGameFileError: rows must be an integer, got '9'
     """
-    target = Path(path)
+    target = Path(check_path(path, InvalidGameFileError))
     suffix = target.suffix.lower()
     if suffix not in _SUFFIXES:
         raise InvalidGameFileError(

@@ -1049,27 +1049,31 @@ class SimulationResult:
         pyarrow = _need("pyarrow", "from_parquet")
         parquet = _need("pyarrow.parquet", "from_parquet")
 
-        def read(target: str, dtype: np.dtype[Any]) -> tuple[NDArray[np.void], dict[str, Any]]:
-            check_regular_file(target, InvalidBoardError)
+        def read(
+            file: str | PathLike[str], dtype: np.dtype[Any]
+        ) -> tuple[NDArray[np.void], dict[str, Any]]:
+            check_regular_file(file, InvalidBoardError)
+            target = str(file)
             try:
-                with parquet.ParquetFile(target) as file:  # (its footer only, so far)
-                    raw = (file.schema_arrow.metadata or {}).get(b"numsweeper")
+                with parquet.ParquetFile(target) as opened:  # (its footer only, so far)
+                    schema = opened.schema_arrow
+                    raw = (schema.metadata or {}).get(b"numsweeper")
                     if raw is None:
                         raise InvalidBoardError(
                             f"{target!r} carries no numsweeper simulation metadata"
                         )
                     names = list(dtype.names or ())
-                    if file.schema_arrow.names != names:
+                    if schema.names != names:
                         raise InvalidBoardError(
-                            f"{target!r} has columns {file.schema_arrow.names}, expected {names}"
+                            f"{target!r} has columns {schema.names}, expected {names}"
                         )
-                    rows = file.metadata.num_rows
+                    rows = opened.metadata.num_rows
                     check_memory(
                         rows * dtype.itemsize * _PARQUET_BYTES,
                         f"{target!r} holds {count_text(rows, 'row')}, which take about "
                         f"{dtype.itemsize * _PARQUET_BYTES} bytes each to read",
                     )
-                    table = file.read()
+                    table = opened.read()
             except (FileNotFoundError, PermissionError, IsADirectoryError):
                 raise
             except (pyarrow.ArrowException, OSError) as exc:  # (a damaged footer: OSError)
@@ -1080,10 +1084,10 @@ class SimulationResult:
                 out[name] = _column(table.column(name).to_numpy(), dtype[name], target, name)
             return out, parse_json(raw, f"{target!r}: its numsweeper metadata", InvalidBoardError)
 
-        records, meta = read(str(path), RECORD_DTYPE)
+        records, meta = read(path, RECORD_DTYPE)
         result = cls._with_metadata(records, meta, str(path))
         if moves is not None:
-            trail, _ = read(str(moves), TRACE_DTYPE)
+            trail, _ = read(moves, TRACE_DTYPE)
             result = dataclasses_replace(result, moves=_trail_of(records, trail, str(moves)))
         return result
 
