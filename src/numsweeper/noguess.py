@@ -1276,6 +1276,8 @@ class NoGuessPlacement(MinePlacementStrategy):
     --------
     >>> import numsweeper as ns
     >>> strategy = ns.NoGuessPlacement(seed=7)
+    >>> strategy.method, strategy.max_attempts, strategy.use_mine_count
+    ('uniform', 10000, True)
     >>> game = ns.Game.new(16, 30, 99, strategy=strategy, first_click="opening")
     >>> _ = game.reveal(8, 15)
     >>> game.strategy is strategy
@@ -1314,22 +1316,22 @@ class NoGuessPlacement(MinePlacementStrategy):
 
     @property
     def rng(self) -> np.random.Generator:
-        """The generator this strategy draws its seeds from."""
+        """The generator this strategy draws its seeds from (a :class:`numpy.random.Generator`)."""
         return self._rng
 
     @property
     def method(self) -> str:
-        """``'uniform'`` or ``'fast'``."""
+        """How candidates are drawn (str): ``'uniform'`` or ``'fast'``."""
         return self._method
 
     @property
     def max_attempts(self) -> int:
-        """Candidates per board before giving up."""
+        """Candidates per board before giving up (int, at least 1)."""
         return self._max_attempts
 
     @property
     def use_mine_count(self) -> bool:
-        """Whether the total mine count is used to decide what is certain."""
+        """Whether the total mine count is used to decide what is certain (bool)."""
         return self._use_count
 
     def __repr__(self) -> str:
@@ -1342,6 +1344,21 @@ class NoGuessPlacement(MinePlacementStrategy):
         """This strategy drawing from ``seed``; see :meth:`MinePlacementStrategy.with_seed`.
 
         The method, attempts and mine-count rule are kept.
+
+        Parameters
+        ----------
+        seed : None, int, SeedSequence or Generator
+            As in :meth:`RandomPlacement.with_seed <numsweeper.RandomPlacement.with_seed>`.
+
+        Returns
+        -------
+        NoGuessPlacement
+            A copy with its own generator; this one is unchanged.
+
+        Raises
+        ------
+        InvalidBoardError, InvalidTypeError
+            For a seed :func:`numpy.random.default_rng` does not take.
 
         Examples
         --------
@@ -1366,11 +1383,32 @@ class NoGuessPlacement(MinePlacementStrategy):
     ) -> NDArray[np.bool_]:
         """Lay one no-guess board for ``click``: the first board of :meth:`place_batch`.
 
+        Parameters
+        ----------
+        rows, cols, mines : int
+            As in :meth:`MinePlacementStrategy.place`.
+        safe : ndarray of bool, shape (rows, cols)
+            The cells the first-click rule keeps safe (``click`` among them).
+        click : tuple of (int, int)
+            The first click ``(row, col)``.
+
+        Returns
+        -------
+        ndarray of bool, shape (rows, cols)
+            A no-guess layout of exactly ``mines`` mines, none where ``safe``
+            is True.
+
         Raises
         ------
         InvalidBoardError
             Without a first click and its safe cells (no first-click rule),
-            or for too many mines.
+            for a ``click`` that is not one pair or not kept safe, a size out
+            of range, or too many mines.
+        OutOfBoundsError
+            For a click off the board.
+        InvalidTypeError
+            For a non-integer size, count or click, or a ``safe`` that is not
+            of bools.
         GenerationError
             When ``max_attempts`` candidates give no no-guess layout.
 

@@ -262,6 +262,22 @@ def check_request(
     them with checked values; this keeps a direct call from failing deep in
     numpy.)
 
+    Parameters
+    ----------
+    n : int or None
+        Number of boards, or None for one board.
+    rows, cols, mines : int
+        Board dimensions and mine count.
+    safe : array_like of bool or None
+        Cells that must stay mine-free: shape ``(rows, cols)`` when ``n`` is
+        None, else ``(n, rows, cols)``.
+
+    Returns
+    -------
+    tuple of (int, int, int, int, ndarray of bool or None)
+        ``(n, rows, cols, mines, safe)`` as Python ints (``n`` is 1 when
+        given as None) and ``safe`` as an array.
+
     Raises
     ------
     InvalidBoardError
@@ -420,6 +436,8 @@ class RandomPlacement(MinePlacementStrategy):
     array([[1, 1, 0, 0],
            [0, 0, 1, 0],
            [0, 0, 0, 0]])
+    >>> ns.RandomPlacement(seed=1).rng
+    Generator(PCG64) at 0x...
     """
 
     def __init__(self, seed: Any = None) -> None:
@@ -427,7 +445,7 @@ class RandomPlacement(MinePlacementStrategy):
 
     @property
     def rng(self) -> np.random.Generator:
-        """The generator this strategy draws from."""
+        """The generator this strategy draws from (a :class:`numpy.random.Generator`)."""
         return self._rng
 
     def __repr__(self) -> str:
@@ -435,6 +453,23 @@ class RandomPlacement(MinePlacementStrategy):
 
     def with_seed(self, seed: Any) -> RandomPlacement:
         """This strategy drawing from ``seed``; see :meth:`MinePlacementStrategy.with_seed`.
+
+        Parameters
+        ----------
+        seed : None, int, SeedSequence or Generator
+            As in :meth:`MinePlacementStrategy.with_seed`.
+
+        Returns
+        -------
+        RandomPlacement
+            A copy that draws from ``seed``; this one is unchanged.
+
+        Raises
+        ------
+        InvalidBoardError
+            For a negative integer seed.
+        InvalidTypeError
+            For a seed of another type.
 
         Examples
         --------
@@ -454,6 +489,28 @@ class RandomPlacement(MinePlacementStrategy):
         self, rows: int, cols: int, mines: int, *, safe: NDArray[np.bool_] | None = None
     ) -> NDArray[np.bool_]:
         """Draw a uniformly random layout; see :meth:`MinePlacementStrategy.place`.
+
+        Parameters
+        ----------
+        rows, cols : int
+            Board dimensions, at least 1.
+        mines : int
+            Mines to place, ``0 <= mines <= rows * cols``.
+        safe : ndarray of bool, shape (rows, cols), optional
+            Cells to keep mine-free; read, never changed.
+
+        Returns
+        -------
+        ndarray of bool, shape (rows, cols)
+            A new layout, uniform over those with ``mines`` mines off ``safe``.
+
+        Raises
+        ------
+        InvalidBoardError
+            For a size or mine count out of range, a ``safe`` of the wrong
+            shape, or more mines than the cells ``safe`` allows.
+        InvalidTypeError
+            For a non-integer size or count, or a ``safe`` that is not of bools.
 
         Examples
         --------
@@ -478,6 +535,29 @@ class RandomPlacement(MinePlacementStrategy):
         safe: NDArray[np.bool_] | None = None,
     ) -> NDArray[np.bool_]:
         """Draw ``n`` uniformly random layouts; see :meth:`MinePlacementStrategy.place_batch`.
+
+        Parameters
+        ----------
+        n : int
+            How many boards to draw, ``n >= 0``.
+        rows, cols, mines : int
+            As for :meth:`place`.
+        safe : ndarray of bool, shape (n, rows, cols), optional
+            Each board's cells to keep mine-free; read, never changed.
+
+        Returns
+        -------
+        ndarray of bool, shape (n, rows, cols)
+            Independent layouts, each as from :meth:`place`.
+
+        Raises
+        ------
+        InvalidBoardError
+            For a size, count or ``n`` out of range, a batch too large for
+            memory, a ``safe`` of the wrong shape, or more mines than the
+            cells ``safe`` allows on some board.
+        InvalidTypeError
+            For a non-integer size or count, or a ``safe`` that is not of bools.
 
         Examples
         --------
@@ -517,8 +597,9 @@ class FixedPlacement(MinePlacementStrategy):
     Raises
     ------
     InvalidBoardError
-        From :meth:`place`, if the layout is off the board, has duplicates,
-        disagrees with the requested size or count, or covers a safe cell.
+        If ``positions`` is a mask that is not 2-D, or holds an item that
+        is not a ``(row, col)`` pair of integers.  A layout that does not
+        fit the request fails later, in :meth:`place`.
 
     Examples
     --------
@@ -577,6 +658,28 @@ class FixedPlacement(MinePlacementStrategy):
     ) -> NDArray[np.bool_]:
         """Return the fixed layout after checking it; see :meth:`MinePlacementStrategy.place`.
 
+        Parameters
+        ----------
+        rows, cols, mines : int
+            The board size and mine count the fixed layout must match.
+        safe : ndarray of bool, shape (rows, cols), optional
+            Cells the layout must not cover.
+
+        Returns
+        -------
+        ndarray of bool, shape (rows, cols)
+            A new copy of the fixed layout.
+
+        Raises
+        ------
+        InvalidBoardError
+            For a size or mine count out of range or a ``safe`` of the wrong
+            shape; if the layout is off the board, gives a cell twice, has
+            another shape or number of mines than asked, or covers a safe
+            cell.
+        InvalidTypeError
+            For a non-integer size or count, or a ``safe`` that is not of bools.
+
         Examples
         --------
         >>> import numsweeper as ns
@@ -630,6 +733,26 @@ class FixedPlacement(MinePlacementStrategy):
     ) -> NDArray[np.bool_]:
         """``n`` copies of the fixed layout; see :meth:`MinePlacementStrategy.place_batch`.
 
+        Parameters
+        ----------
+        n, rows, cols, mines : int
+            The number of copies (``n >= 0``); the rest as for :meth:`place`.
+        safe : ndarray of bool, shape (n, rows, cols), optional
+            Cells no copy may cover, per board.
+
+        Returns
+        -------
+        ndarray of bool, shape (n, rows, cols)
+            ``n`` copies of the fixed layout.
+
+        Raises
+        ------
+        InvalidBoardError
+            As for :meth:`place`, also for ``n`` below 0, a batch too large
+            for memory, or a layout that covers a safe cell of some board.
+        InvalidTypeError
+            For a non-integer size or count, or a ``safe`` that is not of bools.
+
         Examples
         --------
         >>> import numsweeper as ns
@@ -650,6 +773,18 @@ class FixedPlacement(MinePlacementStrategy):
 
 def reseeded(strategy: Any, seed: Any) -> Any:
     """``strategy.with_seed(seed)``; for a strategy without the method, what the default does.
+
+    Parameters
+    ----------
+    strategy : MinePlacementStrategy
+        Or any object with a ``place`` method.
+    seed : None, int, SeedSequence or Generator
+        Anything :func:`numpy.random.default_rng` accepts.
+
+    Returns
+    -------
+    MinePlacementStrategy
+        A new strategy that draws from ``seed``; ``strategy`` is unchanged.
 
     Examples
     --------
@@ -712,6 +847,11 @@ def check_strategy(strategy: Any) -> None:
     """Raise InvalidTypeError unless ``strategy`` is a placement strategy instance.
 
     Any object with a callable ``place`` passes; a class does not.
+
+    Parameters
+    ----------
+    strategy : object
+        The object to check.
 
     Raises
     ------
@@ -793,6 +933,25 @@ def place_at_clicks(
     around each click stay safe and the strategy is told the clicks (see
     :func:`place_boards`).  ``clicks`` is None, or ``(n, 2)``, without or
     with a rule.
+
+    Parameters
+    ----------
+    strategy, n, rows, cols, mines, workers
+        As in :func:`place_boards`.
+    first_click : {'safe', 'opening'} or None
+        The first-click rule whose cells around each click stay safe.
+    clicks : ndarray of int, shape (n, 2), or None
+        The first clicks; None lays the mines without a click.
+
+    Returns
+    -------
+    ndarray of bool, shape (n, rows, cols)
+        As from :func:`place_boards`.
+
+    Raises
+    ------
+    InvalidBoardError, InvalidTypeError
+        As from :func:`place_boards`.
 
     Examples
     --------
