@@ -111,6 +111,15 @@ class RevealResult:
     state: GameState
 
     def __len__(self) -> int:
+        """Number of cells the move uncovered, ``len(self.cells)``.
+
+        Examples
+        --------
+        >>> import numsweeper as ns
+        >>> game = ns.Game.new(1, 3, 1, strategy=ns.FixedPlacement([(0, 0)]))
+        >>> len(game.reveal(0, 2))
+        2
+        """
         return len(self.cells)
 
 
@@ -130,16 +139,22 @@ class Snapshot:
     mines_left : int
         Mines minus flags (negative when over-flagged).
 
+    Raises
+    ------
+    InvalidBoardError
+        For cells that are not a non-empty 2-D grid, or a value that is
+        neither a count nor a code (naming the cell; never wrapped into
+        ``int8``).
+    InvalidTypeError
+        For cells that are not integers, a ``state`` that is not a
+        :class:`GameState` or a non-integer ``mines_left``.
+
     Notes
     -----
     Snapshots compare equal when their cells, state and ``mines_left`` are
     equal, so two games showing the same cells give equal snapshots while in
     progress whatever their hidden mines.  A snapshot built by hand copies
-    its cells and checks them: a value that is neither a count nor a code
-    raises :class:`~numsweeper.InvalidBoardError` naming the cell (never
-    wrapped into ``int8``), as do empty cells; non-integer cells, a state
-    that is not a :class:`GameState` and a non-integer ``mines_left`` raise
-    ``TypeError``.
+    its cells and checks them.
 
     Examples
     --------
@@ -150,8 +165,8 @@ class Snapshot:
     >>> print(snap)
     #1.
     #1.
-    >>> snap.cells[0, 0] == ns.HIDDEN, snap.mines_left
-    (np.True_, 1)
+    >>> snap.cells[0, 0] == ns.HIDDEN, snap.mines_left, snap.rows, snap.cols
+    (np.True_, 1, 2, 3)
     """
 
     cells: NDArray[np.int8]
@@ -197,12 +212,12 @@ class Snapshot:
 
     @property
     def rows(self) -> int:
-        """Number of rows."""
+        """Number of rows (int)."""
         return int(self.cells.shape[0])
 
     @property
     def cols(self) -> int:
-        """Number of columns."""
+        """Number of columns (int)."""
         return int(self.cells.shape[1])
 
     def __eq__(self, other: object) -> bool:
@@ -249,7 +264,7 @@ class Move:
     ------
     InvalidBoardError
         For an unknown ``kind``, or a negative or non-finite ``time``.
-    TypeError
+    InvalidTypeError
         If ``row`` or ``col`` is not an integer, or ``time`` not a number.
 
     Examples
@@ -361,10 +376,17 @@ class Game:
         copied instead.  Cells the board has revealed or flagged already are
         the game's starting position.
 
+    Raises
+    ------
+    InvalidTypeError
+        If ``board`` is not a :class:`~numsweeper.Board`.
+
     Examples
     --------
     >>> import numsweeper as ns
     >>> game = ns.Game.new(3, 3, 1, strategy=ns.FixedPlacement([(0, 0)]))
+    >>> game.rows, game.cols, game.mine_count, game.first_click, game.state.name
+    (3, 3, 1, None, 'IN_PROGRESS')
     >>> game.reveal(2, 2).state
     <GameState.WON: 'won'>
     >>> print(game)
@@ -532,32 +554,32 @@ class Game:
 
     @property
     def rows(self) -> int:
-        """Number of rows."""
+        """Number of rows (int)."""
         return self._a.shape[1]
 
     @property
     def cols(self) -> int:
-        """Number of columns."""
+        """Number of columns (int)."""
         return self._a.shape[2]
 
     @property
     def mine_count(self) -> int:
-        """Number of mines (known from the start, even before they are laid)."""
+        """Number of mines (int; known from the start, even before they are laid)."""
         return self._a.mine_count
 
     @property
     def first_click(self) -> str | None:
-        """The first-click rule, ``None``, ``'safe'`` or ``'opening'``."""
+        """The first-click rule (str or None): ``None``, ``'safe'`` or ``'opening'``."""
         return self._first_click
 
     @property
     def strategy(self) -> MinePlacementStrategy | None:
-        """The strategy that lays (or laid) the mines; ``None`` for ``Game(board)``."""
+        """The placement strategy that lays (or laid) the mines; None for ``Game(board)``."""
         return self._strategy
 
     @property
     def board(self) -> Board | None:
-        """The board, or ``None`` while a first-click rule waits to lay mines.
+        """The :class:`~numsweeper.Board`, or ``None`` while a first-click rule waits to lay mines.
 
         Read it for analysis: its arrays follow the game, and its own moves
         raise (play through the game's methods, which record the moves).
@@ -616,6 +638,12 @@ class Game:
     @_locked
     def snapshot(self) -> Snapshot:
         """Return an immutable :class:`Snapshot` of what the player sees.
+
+        Returns
+        -------
+        Snapshot
+            The visible cells, state and ``mines_left`` now; later moves do
+            not change it.
 
         Examples
         --------
@@ -701,6 +729,26 @@ class Game:
         The same as :func:`numsweeper.widget.widget`: ``seed`` seeds the games
         "new game" deals, ``overlay`` starts with the analysis overlay on.
         Display the result to play.
+
+        Parameters
+        ----------
+        seed : None, int, SeedSequence or Generator, optional
+            Seeds the games that "new game" deals.
+        overlay : bool
+            Start with the analysis overlay on.
+
+        Returns
+        -------
+        BoardWidget
+            The widget, playing this game.
+
+        Raises
+        ------
+        ImportError
+            Without the ``numsweeper[widget]`` extra.
+        InvalidTypeError, InvalidBoardError
+            For a ``seed`` numpy cannot seed from, as in
+            :func:`numsweeper.widget.widget`.
 
         Examples
         --------
@@ -1119,6 +1167,19 @@ class Game:
     def to_dict(self) -> dict[str, Any]:
         """This game as a JSON-safe dict; see :func:`~numsweeper.save_game` for the format.
 
+        Returns
+        -------
+        dict
+            The game record: size, mines, first-click rule, strategy, moves
+            and the state they lead to, all of JSON types.
+
+        Raises
+        ------
+        InvalidBoardError
+            If the mines are not laid yet and the strategy cannot be written
+            down (only :class:`~numsweeper.RandomPlacement` and
+            :class:`~numsweeper.FixedPlacement` can).
+
         Examples
         --------
         >>> import numsweeper as ns
@@ -1137,6 +1198,18 @@ class Game:
     @classmethod
     def from_dict(cls, data: Any) -> Game:
         """The game a :meth:`to_dict` dict describes, its moves played and verified.
+
+        Parameters
+        ----------
+        data : dict
+            A game record, as :meth:`to_dict` returns (or parsed from a
+            ``.json`` file :func:`~numsweeper.save_game` wrote).
+
+        Returns
+        -------
+        Game
+            A new game at the recorded position, its undo history the
+            recorded moves.
 
         Raises
         ------
