@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -212,7 +213,7 @@ def test_load_refuses_other_files(tmp_path: Path, solver_positions: Positions) -
     (tmp_path / "junk.npz").write_bytes(b"PK\x03\x04junk")
     with pytest.raises(ns.InvalidGameFileError, match=r"junk\.npz' is damaged: File is not a zip"):
         load_positions(tmp_path / "junk.npz")
-    with pytest.raises(FileNotFoundError):
+    with pytest.raises(FileNotFoundError, match=re.escape(f"'{tmp_path / 'missing.npz'}'")):
         load_positions(tmp_path / "missing.npz")
 
 

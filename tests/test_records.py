@@ -6,6 +6,7 @@ import copy
 import io
 import json
 import os
+import re
 import stat
 import struct
 import tempfile
@@ -1222,13 +1223,16 @@ def test_file_names(tmp_path: Path) -> None:
 
 
 def test_unreadable_paths_raise_os_errors(tmp_path: Path) -> None:
-    with pytest.raises(FileNotFoundError):
-        ns.load_game(tmp_path / "missing.json")
+    missing = tmp_path / "missing.json"
+    with pytest.raises(FileNotFoundError, match=re.escape(f"'{missing}'")):
+        ns.load_game(missing)
     (tmp_path / "folder.npz").mkdir()
-    with pytest.raises(OSError):
+    with pytest.raises(OSError, match=re.escape(f"'{tmp_path / 'folder.npz'}'")):
         ns.load_game(tmp_path / "folder.npz")
-    with pytest.raises(FileNotFoundError):
-        ns.save_game(hand_in_progress(), tmp_path / "no" / "such" / "game.json")
+    # (the error names the missing folder, through the temporary file written first)
+    folder = tmp_path / "no" / "such"
+    with pytest.raises(FileNotFoundError, match=re.escape(f"'{folder}{os.sep}")):
+        ns.save_game(hand_in_progress(), folder / "game.json")
 
 
 def test_save_replaces_a_file_whole_with_usual_permissions(tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ import dataclasses
 import importlib.util
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -274,8 +275,10 @@ def test_a_csv_file_that_is_not_text(tmp_path: Path) -> None:
     binary = tmp_path / "junk.csv"
     binary.write_bytes(b"\xff\xfe\x00 not text")
     refused(binary, "is not a UTF-8 text table")
-    with pytest.raises(FileNotFoundError):  # (an unreadable file stays an OSError)
-        ns.SimulationResult.from_csv(tmp_path / "missing.csv")
+    missing = tmp_path / "missing.csv"
+    # (an unreadable file stays an OSError)
+    with pytest.raises(FileNotFoundError, match=re.escape(f"'{missing}'")):
+        ns.SimulationResult.from_csv(missing)
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
@@ -284,7 +287,8 @@ def test_a_pipe_is_refused_before_it_is_opened(tmp_path: Path) -> None:
     have_parquet = importlib.util.find_spec("pyarrow") is not None
     for name in ("run.csv", "run.parquet")[: 2 if have_parquet else 1]:
         os.mkfifo(tmp_path / name)
-        with pytest.raises(ns.InvalidBoardError, match="is not a regular file"):
+        words = re.escape(f"'{tmp_path / name}' is not a regular file")
+        with pytest.raises(ns.InvalidBoardError, match=words):
             reader = "from_parquet" if name.endswith(".parquet") else "from_csv"
             getattr(ns.SimulationResult, reader)(tmp_path / name)
 
