@@ -74,12 +74,22 @@ class BoardBatch:
     counts : ndarray of int8, shape (n, rows, cols), read-only
         Adjacent-mine counts.
 
+    Raises
+    ------
+    InvalidBoardError
+        If ``mines`` is not a 3-D bool array, ``counts`` not int8 of its
+        shape, a board is empty or has a mine count out of range, the
+        boards' mine counts differ, or some counts do not match their
+        mines.
+
     Examples
     --------
     >>> import numsweeper as ns
     >>> batch = ns.generate_boards(4, 9, 9, 10, seed=0)
     >>> len(batch), batch.mines.shape, batch.counts.dtype
     (4, (4, 9, 9), dtype('int8'))
+    >>> batch.rows, batch.cols, batch.mine_count
+    (9, 9, 10)
     >>> batch[2].mine_count
     10
     """
@@ -127,25 +137,60 @@ class BoardBatch:
         return batch
 
     def __len__(self) -> int:
+        """Number of boards, ``n``.
+
+        Examples
+        --------
+        >>> import numsweeper as ns
+        >>> len(ns.generate_boards(3, 9, 9, 10, seed=0))
+        3
+        """
         return int(self.mines.shape[0])
 
     @property
     def rows(self) -> int:
-        """Rows of each board."""
+        """Rows of each board (int)."""
         return int(self.mines.shape[1])
 
     @property
     def cols(self) -> int:
-        """Columns of each board."""
+        """Columns of each board (int)."""
         return int(self.mines.shape[2])
 
     @property
     def mine_count(self) -> int:
-        """Mines on each board."""
+        """Mines on each board (int; 0 for an empty batch)."""
         return int(np.count_nonzero(self.mines[0])) if len(self) else 0
 
     def __getitem__(self, index: int) -> Board:
-        """Board ``index``, ready to play (a fresh copy of its arrays)."""
+        """Board ``index``, ready to play (a fresh copy of its arrays).
+
+        Parameters
+        ----------
+        index : int
+            Position in the batch; negative counts from the end.
+
+        Returns
+        -------
+        Board
+            A new board with this layout, nothing revealed; changing it
+            leaves the batch as it was.
+
+        Raises
+        ------
+        OutOfBoundsError
+            If ``index`` is not in ``-n..n-1``.
+        InvalidTypeError
+            If ``index`` is not an integer (slices included).
+
+        Examples
+        --------
+        >>> import numsweeper as ns
+        >>> batch = ns.generate_boards(2, 3, 3, 1, seed=0)
+        >>> board = batch[-1]
+        >>> bool((board.mines == batch.mines[1]).all()), bool(board.revealed.any())
+        (True, False)
+        """
         i = check_int(index, "index")
         if not -len(self) <= i < len(self):
             raise OutOfBoundsError(f"board index {i} out of range for a batch of {len(self)}")

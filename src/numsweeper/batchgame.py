@@ -74,9 +74,9 @@ class BatchGame:
 
     Raises
     ------
-    TypeError
+    InvalidTypeError
         If ``boards`` is not a :class:`~numsweeper.BoardBatch`, or
-        ``strategy`` is not a strategy.
+        ``strategy`` is not a strategy instance.
 
     See Also
     --------
@@ -96,6 +96,10 @@ class BatchGame:
     >>> import numpy as np
     >>> import numsweeper as ns
     >>> games = ns.BatchGame.new(3, 9, 9, 10, seed=0, first_click="opening")
+    >>> len(games), games.rows, games.cols, games.mine_count, games.first_click
+    (3, 9, 9, 10, 'opening')
+    >>> games.placed.tolist(), games.mines_left.tolist(), games.hidden_safe.tolist()
+    ([False, False, False], [10, 10, 10], [71, 71, 71])
     >>> status = games.reveal(np.array([4, 0, 9]), np.array([4, 0, 0]))
     >>> status.tolist()
     [0, 0, 3]
@@ -299,31 +303,39 @@ class BatchGame:
     # -- read-only state ------------------------------------------------------
 
     def __len__(self) -> int:
+        """Number of games, ``n``.
+
+        Examples
+        --------
+        >>> import numsweeper as ns
+        >>> len(ns.BatchGame.new(4, 9, 9, 10, seed=0))
+        4
+        """
         return self._a.shape[0]
 
     @property
     def rows(self) -> int:
-        """Rows of each board."""
+        """Rows of each board (int)."""
         return self._a.shape[1]
 
     @property
     def cols(self) -> int:
-        """Columns of each board."""
+        """Columns of each board (int)."""
         return self._a.shape[2]
 
     @property
     def mine_count(self) -> int:
-        """Mines on each board (known before they are laid)."""
+        """Mines on each board (int; known before they are laid)."""
         return self._a.mine_count
 
     @property
     def strategy(self) -> MinePlacementStrategy:
-        """The strategy that lays this batch's boards."""
+        """The :class:`~numsweeper.MinePlacementStrategy` that lays this batch's boards."""
         return self._strategy
 
     @property
     def first_click(self) -> str | None:
-        """The first-click rule, ``None``, ``'safe'`` or ``'opening'``."""
+        """The first-click rule (str or None): ``None``, ``'safe'`` or ``'opening'``."""
         return self._first_click
 
     @property
@@ -506,11 +518,21 @@ class BatchGame:
         first click comes back with a copy of the batch's strategy (its mines
         are not laid yet).
 
+        Parameters
+        ----------
+        index : int
+            Which game, ``-n <= index < n`` (negative from the end).
+
+        Returns
+        -------
+        Game
+            A new game; playing it leaves the batch as it was.
+
         Raises
         ------
-        IndexError
-            If ``index`` is out of range.
-        TypeError
+        OutOfBoundsError
+            If ``index`` is not in ``-n..n-1``.
+        InvalidTypeError
             If ``index`` is not an integer.
 
         Examples

@@ -101,6 +101,8 @@ class Board:
     --------
     >>> import numsweeper as ns
     >>> board = ns.Board([[True, False, False], [False, False, False]])
+    >>> board.rows, board.cols, board.shape, board.mine_count, board.flag_count
+    (2, 3, (2, 3), 1, 0)
     >>> board.counts
     array([[0, 1, 0],
            [1, 1, 0]], dtype=int8)
@@ -230,22 +232,22 @@ class Board:
 
     @property
     def rows(self) -> int:
-        """Number of rows."""
+        """Number of rows (int)."""
         return int(self._views[0].shape[0])
 
     @property
     def cols(self) -> int:
-        """Number of columns."""
+        """Number of columns (int)."""
         return int(self._views[0].shape[1])
 
     @property
     def shape(self) -> tuple[int, int]:
-        """``(rows, cols)``."""
+        """``(rows, cols)``, a tuple of two ints."""
         return (self.rows, self.cols)
 
     @property
     def mine_count(self) -> int:
-        """Number of mines on the board."""
+        """Number of mines on the board (int)."""
         return self._a.mine_count
 
     @property
@@ -275,12 +277,12 @@ class Board:
 
     @property
     def hidden_safe(self) -> int:
-        """Safe cells still hidden; the board is cleared when this is 0."""
+        """Safe cells still hidden (int); the board is cleared when this is 0."""
         return int(self._a.hidden_safe[0])
 
     @property
     def flag_count(self) -> int:
-        """Number of flags placed."""
+        """Number of flags placed (int)."""
         return int(self._a.flag_count[0])
 
     def __repr__(self) -> str:
