@@ -106,3 +106,56 @@ def test_a_file_descriptor_is_refused_and_left_open(
 def test_a_nul_in_the_path_is_named(read: Any, error: type[Exception]) -> None:
     with pytest.raises(error, match=r"'games\\x00\.json' holds a NUL character"):
         read("games\0.json")
+
+
+@pytest.mark.parametrize(
+    ("address_space", "data", "v2", "v1", "expected"),
+    [
+        (None, None, None, None, 8 << 30),  # nothing but the machine
+        (3 << 30, None, None, None, 3 << 30),  # ulimit -v
+        (3 << 30, 2 << 30, None, None, 2 << 30),  # ulimit -d
+        (None, None, b"max\n", None, 8 << 30),  # a v2 group without a limit
+        (None, None, b"1073741824\n", None, 1 << 30),
+        (None, None, None, b"9223372036854771712\n", 8 << 30),  # v1's 'no limit'
+        (None, 4 << 30, None, b"536870912\n", 1 << 29),
+    ],
+)
+def test_memory_bytes_is_the_least_of_every_limit(
+    address_space: int | None,
+    data: int | None,
+    v2: bytes | None,
+    v1: bytes | None,
+    expected: int,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    resource = pytest.importorskip("resource")
+    pages = {"SC_PAGE_SIZE": 4096, "SC_PHYS_PAGES": (8 << 30) // 4096}
+    monkeypatch.setattr(os, "sysconf", pages.__getitem__)
+    soft = {resource.RLIMIT_AS: address_space, resource.RLIMIT_DATA: data}
+    monkeypatch.setattr(
+        resource,
+        "getrlimit",
+        lambda kind: (resource.RLIM_INFINITY if soft[kind] is None else soft[kind],) * 2,
+    )
+    files = []
+    for name, text in (("memory.max", v2), ("memory.limit_in_bytes", v1)):
+        files.append(tmp_path / name)
+        if text is not None:
+            files[-1].write_bytes(text)
+    monkeypatch.setattr(_validate, "CGROUP_LIMITS", tuple(str(f) for f in files))
+    assert _validate.memory_bytes() == expected
+
+
+def test_a_member_too_big_for_memory_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "game.npz"
+    ns.save_game(ns.Game.new(9, 9, 10, seed=1), path)
+
+    def no_memory(stream: object, n: int) -> bytearray:
+        raise MemoryError
+
+    monkeypatch.setattr(_validate, "_read_upto", no_memory)
+    with pytest.raises(ns.InvalidGameFileError, match=r"header\.npy does not fit in memory$"):
+        ns.load_game(path)

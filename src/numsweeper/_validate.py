@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import json
 import lzma
@@ -43,7 +44,6 @@ NPZ_ERRORS = (
     KeyError,
     tokenize.TokenError,  # numpy reads .npy headers with ast.literal_eval
     RecursionError,
-    MemoryError,
 )
 
 T = TypeVar("T")
@@ -378,12 +378,34 @@ def parse_json(text: str | bytes, what: str, error: type[Exception]) -> Any:
         raise error(f"{what} is not valid JSON: {exc}"[:300]) from None
 
 
+#: Where a control group (a container's) keeps its memory limit: cgroup v2, v1.
+CGROUP_LIMITS = ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes")
+
+
 def memory_bytes() -> int:
-    """Bytes of physical memory (a large figure where the system will not say)."""
+    """Bytes of memory this process may use (a large figure where nothing says).
+
+    The least of the machine's physical memory, the process's soft limits
+    on its address space and its data (``ulimit -v``, ``ulimit -d``) and
+    its control group's limit (a container's: ``max``, or v1's figure near
+    2**63, means none).
+    """
+    limits = []
+    with contextlib.suppress(ValueError, OSError, AttributeError):  # (a system that will not say)
+        limits.append(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
     try:
-        return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
-    except (ValueError, OSError, AttributeError):
-        return 1 << 40
+        import resource
+    except ImportError:  # (Windows has no such limits)
+        pass
+    else:
+        for kind in (resource.RLIMIT_AS, resource.RLIMIT_DATA):
+            soft = resource.getrlimit(kind)[0]
+            if soft != resource.RLIM_INFINITY:
+                limits.append(soft)
+    for path in CGROUP_LIMITS:
+        with contextlib.suppress(OSError, ValueError), open(path, "rb") as file:  # (or 'max')
+            limits.append(int(file.read()))
+    return int(min(limits, default=1 << 40))
 
 
 def check_first_click_fits(rows: int, cols: int, mines: int, rule: str | None) -> None:
@@ -670,5 +692,7 @@ def read_npy(
             return array if dtype is None else array.astype(dtype, copy=False)
     except InvalidGameFileError:
         raise
+    except MemoryError:
+        raise InvalidGameFileError(f"{key} does not fit in memory") from None
     except (*NPZ_ERRORS, Warning) as exc:  # (a header numpy warns about, under -W error)
         raise InvalidGameFileError(f"{key} is damaged: {exc}"[:300]) from None
