@@ -830,6 +830,17 @@ class Efficiency:
     (8, 2, 2, 1, 3)
     >>> e.ioe, e.throughput, e.correctness
     (1.5, 1.5, 1.0)
+
+    Made by hand, with a time, and NaN where a denominator is 0:
+
+    >>> import numpy as np
+    >>> e = ns.metrics.Efficiency(
+    ...     three_bv=np.array([8, 5]), solved_three_bv=np.array([3, 0]),
+    ...     clicks=np.array([2, 0]), effective_clicks=np.array([2, 0]),
+    ...     flags=np.array([1, 0]), elapsed=np.array([2.0, 0.0]),
+    ... )
+    >>> e.three_bv_per_second, e.ioe
+    (array([1.5, nan]), array([1.5, nan]))
     """
 
     three_bv: Any
@@ -841,22 +852,22 @@ class Efficiency:
 
     @property
     def ioe(self) -> Any:
-        """Index of efficiency: solved 3BV per click."""
+        """Index of efficiency: solved 3BV per click (float, or float64 array ``(n,)``)."""
         return _ratio(self.solved_three_bv, self.clicks)
 
     @property
     def throughput(self) -> Any:
-        """Solved 3BV per effective click."""
+        """Solved 3BV per effective click (float, or float64 array ``(n,)``)."""
         return _ratio(self.solved_three_bv, self.effective_clicks)
 
     @property
     def correctness(self) -> Any:
-        """Effective clicks per click."""
+        """Effective clicks per click (float, or float64 array ``(n,)``)."""
         return _ratio(self.effective_clicks, self.clicks)
 
     @property
     def three_bv_per_second(self) -> Any:
-        """Solved 3BV per second of the player's time."""
+        """Solved 3BV per second of the player's time (float, or float64 array ``(n,)``)."""
         return _ratio(self.solved_three_bv, self.elapsed)
 
 

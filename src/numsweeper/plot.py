@@ -54,6 +54,9 @@ TEXT_MAX_CELLS = 1024
 #: between neighbouring labels; below :data:`MIN_FONT_SIZE` points they are
 #: left out (the colours still tell).
 LABEL_GAP_PX = 3.0
+
+#: Smallest font size, in points, of a label in a cell: cells too small for
+#: it show their colours alone.
 MIN_FONT_SIZE = 3.5
 
 # Width (and height) of a cell's label in ems, with room to spare: one bold

@@ -70,6 +70,18 @@ for _code, _char in SYMBOLS.items():
 def visible_text(cells: NDArray[np.int8]) -> str:
     """Render visible codes as one character per cell, one line per row.
 
+    Parameters
+    ----------
+    cells : array_like of int8, shape (rows, cols)
+        Visible codes, as in :attr:`Snapshot.cells <numsweeper.Snapshot.cells>`.
+
+    Returns
+    -------
+    str
+        ``rows`` lines of ``cols`` characters (see :data:`SYMBOLS`), joined
+        by newlines without a final one; a value that is no code shows as
+        ``?``.
+
     Examples
     --------
     >>> import numpy as np
@@ -85,6 +97,16 @@ def visible_text(cells: NDArray[np.int8]) -> str:
 
 def board_text(board: Board) -> str:
     """Render a board's mines (``*``) and counts, ignoring what is revealed.
+
+    Parameters
+    ----------
+    board : Board
+        The board to draw.
+
+    Returns
+    -------
+    str
+        One line per row, as from :func:`visible_text`.
 
     Examples
     --------
@@ -360,11 +382,17 @@ def png_bytes(rgb: ArrayLike) -> bytes:
     Parameters
     ----------
     rgb : array_like of uint8, shape (height, width, 3)
+        The pixels, row by row.
 
     Returns
     -------
     bytes
         A valid 8-bit truecolour PNG file.
+
+    Raises
+    ------
+    InvalidBoardError
+        If ``rgb`` is not a non-empty uint8 array of shape ``(height, width, 3)``.
 
     Examples
     --------
