@@ -88,11 +88,15 @@ VIEW_SIDE: Final = 512
 #: cell (and can be played); a wider one as a down-sampled image.
 VIEW_MAX_CELLS: Final = 64
 
-#: Overlay codes (``BoardWidget.overlay_codes``, one uint8 per cell): 0..100
-#: is a hidden cell's mine probability in whole percent (1..99 unless
-#: certain), and these mark the rest.
+# Overlay codes (``BoardWidget.overlay_codes``, one uint8 per cell): 0..100
+# is a hidden cell's mine probability in whole percent (1..99 unless
+# certain), and the three below mark the rest.
+
+#: Overlay code of a hidden or flagged cell that is certainly safe.
 OVERLAY_CERTAIN_SAFE: Final = 101
+#: Overlay code of a hidden or flagged cell that is certainly a mine.
 OVERLAY_CERTAIN_MINE: Final = 102
+#: Overlay code of a revealed cell, which has no probability.
 OVERLAY_NONE: Final = 255
 
 # Events ringed on a large board, at most this many exploded mines.
@@ -104,6 +108,25 @@ class BoardWidget(anywidget.AnyWidget):
 
     The synced traits are what the front end shows; they are written by
     Python only, except ``overlay`` and ``view``, which the front end sets.
+
+    Parameters
+    ----------
+    game : Game
+        The game to play, as in :func:`widget`.
+    seed : None, int, SeedSequence or Generator, optional
+        Seeds the games that "new game" deals.
+    overlay : bool
+        Start with the analysis overlay on.
+
+    Raises
+    ------
+    InvalidTypeError
+        If ``game`` is not a :class:`~numsweeper.Game`, or ``seed`` is of a
+        kind numpy cannot seed from.
+    InvalidBoardError
+        If ``seed`` is a negative integer.
+    traitlets.TraitError
+        If ``overlay`` is not a bool.
 
     Attributes
     ----------
@@ -225,6 +248,12 @@ class BoardWidget(anywidget.AnyWidget):
         nothing and is explained in :attr:`message`; it never raises, since
         there is no one to catch it in a browser.
 
+        Raises
+        ------
+        AttributeError
+            Only if ``message`` is not a mapping (a bug of the caller, never
+            a refused action).
+
         Examples
         --------
         >>> import numsweeper as ns
@@ -340,6 +369,12 @@ class BoardWidget(anywidget.AnyWidget):
 
         Call it after playing the game from Python while the widget is
         shown; actions made through the widget refresh it themselves.
+
+        Parameters
+        ----------
+        message : str
+            Shown as :attr:`message`, why the last action was refused; empty
+            by default, which clears an earlier one.
 
         Examples
         --------
