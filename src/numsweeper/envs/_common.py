@@ -219,6 +219,8 @@ class Settings:
     >>> s = MinesweeperEnv("expert", flags=True).settings
     >>> s.rows, s.cols, s.mines, s.cells, s.actions
     (16, 30, 99, 480, 960)
+    >>> s.per_cell == s.rewards.progress / (480 - 99)
+    True
     """
 
     rows: int
@@ -231,17 +233,17 @@ class Settings:
 
     @property
     def cells(self) -> int:
-        """Cells of a board."""
+        """Cells of a board, ``rows * cols`` (int)."""
         return self.rows * self.cols
 
     @property
     def actions(self) -> int:
-        """Size of the action space: a reveal per cell, and a flag toggle per cell with flags."""
+        """Size of the action space (int): a reveal per cell, plus a flag toggle each with flags."""
         return self.cells * (2 if self.flags else 1)
 
     @property
     def per_cell(self) -> float:
-        """The reward of one safe cell revealed."""
+        """The reward of one safe cell revealed (float): ``rewards.progress`` per safe cell."""
         return self.rewards.progress / (self.cells - self.mines)
 
 

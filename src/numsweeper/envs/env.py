@@ -128,7 +128,7 @@ class MinesweeperEnv(gym.Env[NDArray[np.int8], np.int64]):
 
     @property
     def game(self) -> Game | None:
-        """The game of the episode (``None`` before the first :meth:`reset`).
+        """The :class:`~numsweeper.Game` of the episode (``None`` before the first :meth:`reset`).
 
         Read it to inspect a position; play through :meth:`step`.
         """
@@ -287,6 +287,14 @@ class MinesweeperEnv(gym.Env[NDArray[np.int8], np.int64]):
 
     def render(self) -> str | NDArray[np.uint8] | None:
         """The frame of :attr:`render_mode`, or None without one.
+
+        Returns
+        -------
+        str, ndarray of uint8 or None
+            For ``'ansi'``, the visible board as text, one line per row
+            (:func:`numsweeper.render.visible_text`) ending in a newline; for
+            ``'rgb_array'``, an image of shape ``(rows * PIXELS, cols *
+            PIXELS, 3)``; None when :attr:`render_mode` is None.
 
         Raises
         ------

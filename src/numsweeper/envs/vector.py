@@ -154,7 +154,7 @@ class MinesweeperVectorEnv(VectorEnv[NDArray[np.int8], NDArray[np.int64], NDArra
 
     @property
     def games(self) -> BatchGame | None:
-        """The games being played (``None`` before the first :meth:`reset`).
+        """The games being played, a :class:`~numsweeper.BatchGame` (None before :meth:`reset`).
 
         Read it to inspect positions; play through :meth:`step`.
         """
@@ -385,6 +385,12 @@ class MinesweeperVectorEnv(VectorEnv[NDArray[np.int8], NDArray[np.int64], NDArra
     def render(self) -> tuple[str | NDArray[np.uint8], ...] | None:
         """One frame per game, as :meth:`MinesweeperEnv.render
         <numsweeper.envs.MinesweeperEnv.render>` draws it, or None without a render mode.
+
+        Returns
+        -------
+        tuple of (str or ndarray of uint8), or None
+            ``num_envs`` frames, in slot order; None when :attr:`render_mode`
+            is None.
 
         Raises
         ------
