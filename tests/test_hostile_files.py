@@ -159,3 +159,33 @@ def test_a_member_too_big_for_memory_says_so(
     monkeypatch.setattr(_validate, "_read_upto", no_memory)
     with pytest.raises(ns.InvalidGameFileError, match=r"header\.npy does not fit in memory$"):
         ns.load_game(path)
+
+
+def test_a_csv_too_big_for_memory_is_refused_before_it_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "games.csv"
+    with path.open("wb") as file:  # (sparse: 64 MB of NULs, one line, that cost no disk)
+        file.truncate(64 << 20)
+    monkeypatch.setattr(_validate, "memory_bytes", lambda: 64 << 20)
+    with pytest.raises(ns.InvalidBoardError, match=r"holds 67,108,864 bytes.*to_parquet"):
+        ns.SimulationResult.from_csv(path)
+
+
+def test_a_csv_header_is_checked_before_any_row(tmp_path: Path) -> None:
+    path = tmp_path / "games.csv"
+    path.write_text("game,chunk\n" + "x" * 200_000 + "\n")  # (a row csv cannot even read)
+    with pytest.raises(ns.InvalidBoardError, match=r"its columns are \['game', 'chunk'\]"):
+        ns.SimulationResult.from_csv(path)
+
+
+def test_a_csv_field_past_csvs_limit_names_its_row(
+    run: ns.SimulationResult, tmp_path: Path
+) -> None:
+    path = tmp_path / "games.csv"
+    run.to_csv(path)
+    path.write_text(path.read_text() + "1" * 200_000 + ",0,0,0,0,0,0\n")
+    with pytest.raises(ns.InvalidBoardError, match=r"games\.csv': row 6: field larger than"):
+        ns.SimulationResult.from_csv(path)
+    run.to_csv(path)
+    assert ns.SimulationResult.from_csv(path).records.tolist() == run.records.tolist()

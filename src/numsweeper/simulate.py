@@ -10,6 +10,7 @@ tables, and optionally with a trace of every move.
 
 from __future__ import annotations
 
+import array
 import copy
 import csv
 import functools
@@ -19,7 +20,7 @@ import pickle
 import sys
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Executor
 from dataclasses import dataclass, fields
 from dataclasses import replace as dataclasses_replace
@@ -106,6 +107,10 @@ _FORMAT = "numsweeper-simulation"
 # Measured 2.8 for records (10,000,000 rows) and 3.3 for a trace (5,000,000):
 # peak RSS of from_parquet, /tmp/hw/m_pq.py and m_pqmv.py in the report.
 _PARQUET_BYTES = 4
+# What from_csv holds at its peak per byte of the file: 8 bytes a value as it
+# is parsed (a value takes 2 bytes of text at least), then the table.  5.6
+# measured on 2,000,000 records of single digits, 4.7 on a trace of them.
+_CSV_BYTES = 8
 
 
 class Policy(Protocol):
@@ -235,46 +240,68 @@ POLICY_NAMES = (*_POLICIES, "solver")
 def _read_csv(
     path: str | PathLike[str], dtype: np.dtype[Any]
 ) -> tuple[NDArray[np.void], dict[str, Any]]:
-    """A table that :meth:`SimulationResult.to_csv` wrote, and its ``#`` metadata."""
+    """A table that :meth:`SimulationResult.to_csv` wrote, and its ``#`` metadata.
+
+    A file too big for memory is refused before it is opened; then its
+    lines are read once, the header checked before any row, and each value
+    kept as 8 bytes as it is parsed.
+    """
+    size = check_regular_file(path, InvalidBoardError)
+    where = str(path)
+    need = size * _CSV_BYTES
+    check_memory(
+        need,
+        f"{where!r} holds {count_text(size, 'byte')} (to_parquet writes large runs compactly); "
+        f"read as CSV they take about {need / 1e9:.1f} GB, {_CSV_BYTES} bytes each",
+    )
     meta: dict[str, Any] = {}
-    body = []
-    check_regular_file(path, InvalidBoardError)
+    names = list(dtype.names or ())
+    # Parsed as Python's int() or float() would, so "2.7" or "1e300" in an
+    # integer column is refused here instead of being cast.
+    parse = [float if dtype[name].kind == "f" else int for name in names]
+    columns: list[array.array[Any]] = [array.array("d" if k is float else "q") for k in parse]
+    header = None
     try:
         with open(path, newline="", encoding="utf-8") as handle:
-            for line in handle:
-                if line.startswith("# "):
-                    key, _, value = line[2:].partition(": ")
-                    what = f"{str(path)!r}: metadata line {key!r}"
-                    meta[key] = parse_json(value, what, InvalidBoardError)
-                else:
-                    body.append(line)
+            rows = csv.reader(_table_lines(handle, meta, where))
+            header = next(rows, [])
+            if header != names:
+                raise InvalidBoardError(
+                    f"{where!r} is not such a simulation table: its columns are "
+                    f"{short_repr(header, 300)}, expected {names}"
+                )
+            for i, row in enumerate(rows):
+                if len(row) != len(names):
+                    raise InvalidBoardError(
+                        f"{where!r}: row {i} has {len(row)} values, expected {len(names)}"
+                    )
+                for j, text in enumerate(row):
+                    try:
+                        columns[j].append(parse[j](text))
+                    except (ValueError, OverflowError):
+                        raise InvalidBoardError(
+                            _misfit(where, i, names[j], text, dtype[names[j]])
+                        ) from None
     except UnicodeDecodeError as exc:
-        raise InvalidBoardError(f"{str(path)!r} is not a UTF-8 text table: {exc}") from None
-    rows = list(csv.reader(body))
-    names = list(dtype.names or ())
-    if not rows or rows[0] != names:
-        raise InvalidBoardError(
-            f"{str(path)!r} is not such a simulation table: its columns are "
-            f"{rows[0] if rows else []}, expected {names}"
-        )
-    body_rows = rows[1:]
-    for i, row in enumerate(body_rows):
-        if len(row) != len(names):
-            raise InvalidBoardError(
-                f"{str(path)!r}: row {i} has {len(row)} values, expected {len(names)}"
-            )
-    table = np.zeros(len(body_rows), dtype=dtype)
-    for j, name in enumerate(names):
-        # Parsed as Python's int() or float() would, so "2.7" or "1e300" in an
-        # integer column is refused here instead of being cast.
-        values = np.empty(len(body_rows), np.float64 if dtype[name].kind == "f" else np.int64)
-        for i, row in enumerate(body_rows):
-            try:
-                values[i] = row[j]
-            except (ValueError, OverflowError):
-                raise InvalidBoardError(_misfit(str(path), i, name, row[j], dtype[name])) from None
-        table[name] = _column(values, dtype[name], str(path), name)
+        raise InvalidBoardError(f"{where!r} is not a UTF-8 text table: {exc}") from None
+    except csv.Error as exc:  # (a field past csv's limit of 131,072 characters)
+        line = "its header" if header is None else f"row {len(columns[-1])}"
+        raise InvalidBoardError(f"{where!r}: {line}: {exc}"[:300]) from None
+    table = np.zeros(len(columns[0]), dtype=dtype)
+    for name, column in zip(names, columns, strict=True):
+        values = np.frombuffer(column, np.float64 if column.typecode == "d" else np.int64)
+        table[name] = _column(values, dtype[name], where, name)
     return table, meta
+
+
+def _table_lines(handle: Any, meta: dict[str, Any], where: str) -> Iterator[str]:
+    """The lines of a CSV table file but its ``# key: value`` lines, parsed into ``meta``."""
+    for line in handle:
+        if line.startswith("# "):
+            key, _, value = line[2:].partition(": ")
+            meta[key] = parse_json(value, f"{where!r}: metadata line {key!r}", InvalidBoardError)
+        else:
+            yield line
 
 
 def _column(values: NDArray[Any], dtype: np.dtype[Any], where: str, name: str) -> NDArray[Any]:
@@ -917,7 +944,11 @@ class SimulationResult:
             a metadata field of the wrong type or out of range, or a game
             in a chunk that its run does not play.  The message names the
             file, the column and row or the field, and the value.  Nothing
-            in a file is rounded, wrapped or run.
+            in a file is rounded, wrapped or run.  A file larger than memory
+            can read (about 8 bytes per byte of it) is refused before it is
+            opened.
+        OSError
+            If a file cannot be read (missing, a directory, no permission).
 
         Examples
         --------
