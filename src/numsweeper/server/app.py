@@ -504,6 +504,18 @@ def create_app_from_environment() -> Starlette:
     ``numsweeper serve --workers N`` passes the settings to uvicorn's worker
     processes this way: uvicorn imports this factory by name in each one.
 
+    Returns
+    -------
+    starlette.applications.Starlette
+        As :func:`create_app` makes it for those settings.
+
+    Raises
+    ------
+    KeyError
+        If the variable is not set.
+    InvalidBoardError, InvalidTypeError
+        If it does not hold valid settings (see :meth:`Settings.from_json`).
+
     Examples
     --------
     >>> import os, tempfile, pathlib

@@ -112,7 +112,32 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Serve until interrupted; the exit code (2 for a missing extra or a bad database)."""
+    """Serve until interrupted; the exit code (2 for a missing extra or a bad database).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed ``serve`` options (see :func:`add_parser`).  Without
+        ``--db`` the default database's directory is created.
+
+    Returns
+    -------
+    int
+        0 once the server has stopped; 2, with the reason on stderr, when
+        the ``serve`` extra or the database's driver is missing or the
+        database cannot be used (nothing is served then).
+
+    Examples
+    --------
+    A database that cannot be used is refused before anything is served:
+
+    >>> import argparse
+    >>> from numsweeper.server import cli
+    >>> parser = argparse.ArgumentParser(prog="numsweeper")
+    >>> _ = cli.add_parser(parser.add_subparsers(dest="command"))
+    >>> cli.run(parser.parse_args(["serve", "--db", "mysql://games"]))
+    2
+    """
     try:
         import uvicorn
         from sqlalchemy.engine import make_url

@@ -93,7 +93,19 @@ class ApiError(Exception):
         self.code = code
 
     def body(self) -> dict[str, str]:
-        """The JSON body of the response."""
+        """The JSON body of the response.
+
+        Returns
+        -------
+        dict of str to str
+            ``{"error": message, "code": code}``.
+
+        Examples
+        --------
+        >>> from numsweeper.server.protocol import ApiError
+        >>> ApiError(422, "row must be an integer, got 'a'").body()
+        {'error': "row must be an integer, got 'a'", 'code': 'invalid'}
+        """
         return {"error": self.message, "code": self.code}
 
 
@@ -135,6 +147,24 @@ def parse_json(raw: bytes) -> Any:
     """The JSON value of a request body; malformed JSON is a 400.
 
     ``NaN`` and ``Infinity``, which JSON does not have, are refused too.
+
+    Parameters
+    ----------
+    raw : bytes
+        The request body.
+
+    Returns
+    -------
+    object
+        What :func:`json.loads` makes of it: a dict, list, str, int, float,
+        bool or None.
+
+    Raises
+    ------
+    ApiError
+        400 with code ``'bad_json'``, if ``raw`` is not UTF-8 text or not
+        valid JSON (``NaN`` and ``Infinity`` included, and nesting too deep
+        to parse).
 
     Examples
     --------
@@ -191,6 +221,22 @@ def _shown(value: Any) -> str:
 
 def player_name(value: Any) -> str:
     """A player's name: 1 to :data:`MAX_NAME` printable characters, trimmed.
+
+    Parameters
+    ----------
+    value : object
+        The ``name`` field of a request.
+
+    Returns
+    -------
+    str
+        ``value`` with the white space around it removed.
+
+    Raises
+    ------
+    ApiError
+        422, if ``value`` is not a string, or once trimmed is empty, longer
+        than :data:`MAX_NAME` or holds a character that is not printable.
 
     Examples
     --------
@@ -334,6 +380,16 @@ def engine_error(exc: ns.MinesweeperError) -> ApiError:
     A move after the end or on a cell in the wrong state conflicts with the
     game (409); an off-board cell or another bad value is invalid (422).
 
+    Parameters
+    ----------
+    exc : MinesweeperError
+        What the engine raised.
+
+    Returns
+    -------
+    ApiError
+        To raise in its place, with the engine's message.
+
     Examples
     --------
     >>> import numsweeper as ns
@@ -389,6 +445,16 @@ def changed_cells(before: ns.Snapshot, after: ns.Snapshot) -> list[list[int]]:
     """``[[row, col], ...]``, row-major: the cells whose visible code changed.
 
     After a loss this includes the mines the end uncovers.
+
+    Parameters
+    ----------
+    before, after : Snapshot
+        Two snapshots of the same game.
+
+    Returns
+    -------
+    list of [int, int]
+        The changed cells as ``[row, col]`` pairs of Python ints.
 
     Examples
     --------

@@ -107,6 +107,11 @@ class Settings:
     def to_json(self) -> str:
         """These settings as JSON (for worker processes).
 
+        Returns
+        -------
+        str
+            A JSON object of every field, which :meth:`from_json` reads back.
+
         Examples
         --------
         >>> from numsweeper.server.settings import Settings
@@ -118,6 +123,25 @@ class Settings:
     @classmethod
     def from_json(cls, text: str) -> Settings:
         """The settings :meth:`to_json` wrote, checked as the constructor checks them.
+
+        Parameters
+        ----------
+        text : str or bytes
+            A JSON object with ``database`` and any of the other fields;
+            those left out take their defaults.
+
+        Returns
+        -------
+        Settings
+
+        Raises
+        ------
+        InvalidBoardError
+            If ``text`` is not valid JSON, not an object with ``database``,
+            names an unknown field, or holds a value the constructor refuses
+            as out of range.
+        InvalidTypeError
+            For a value of the wrong type, as the constructor says.
 
         Examples
         --------
@@ -182,6 +206,11 @@ def default_database() -> str:
     ``$XDG_DATA_HOME/numsweeper/games.db``, or
     ``~/.local/share/numsweeper/games.db`` (``numsweeper serve`` creates
     the directory).
+
+    Returns
+    -------
+    str
+        An ``sqlite:///`` URL for :class:`Settings`.
 
     Examples
     --------

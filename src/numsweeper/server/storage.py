@@ -95,6 +95,8 @@ log = logging.getLogger("numsweeper.server")
 #: version is refused rather than misread.
 SCHEMA_VERSION = 1
 
+#: The SQLAlchemy :class:`~sqlalchemy.schema.MetaData` of those tables
+#: (``metadata.create_all`` makes them).
 metadata = MetaData()
 
 _games = Table(
@@ -275,6 +277,8 @@ class Store:
 
     Raises
     ------
+    ValueError
+        For an SQLite URL without a file (``sqlite://``).
     RuntimeError
         If the database holds tables of another schema version.
     sqlalchemy.exc.OperationalError
@@ -336,7 +340,19 @@ class Store:
             raise
 
     def close(self) -> None:
-        """Close the database connections."""
+        """Close the database connections.
+
+        Examples
+        --------
+        The store of a new SQLite file, closed when done:
+
+        >>> import tempfile
+        >>> from numsweeper.server import Settings, protocol, storage
+        >>> store = storage.Store(Settings(database=f"sqlite:///{tempfile.mkdtemp()}/games.db"))
+        >>> store.kind
+        'sqlite'
+        >>> store.close()
+        """
         self._engine.dispose()
 
     # -- transactions -------------------------------------------------------------
@@ -396,7 +412,39 @@ class Store:
         }
 
     def create_game(self, new: NewGame) -> dict[str, Any]:
-        """Start a game; ``{"id", "token", "snapshot", ...}`` (see :meth:`game_view`)."""
+        """Start a game; ``{"id", "token", "snapshot", ...}`` (see :meth:`game_view`).
+
+        Parameters
+        ----------
+        new : NewGame
+            The checked request (:func:`~numsweeper.server.protocol.new_game_request`).
+
+        Returns
+        -------
+        dict
+            The game's ``id`` and the secret ``token`` its other calls need,
+            then the fields of :meth:`game_view`.
+
+        Raises
+        ------
+        ApiError
+            422 if the engine refuses the board (say, too many mines for the
+            first-click rule).
+
+        Examples
+        --------
+        A game on a 3x3 board, its seed chosen by the client:
+
+        >>> import tempfile
+        >>> from numsweeper.server import Settings, protocol, storage
+        >>> store = storage.Store(Settings(database=f"sqlite:///{tempfile.mkdtemp()}/games.db"))
+        >>> made = store.create_game(protocol.NewGame(3, 3, 1, None, "safe", 7, "Ada"))
+        >>> sorted(made)
+        ['cols', 'first_click', 'id', 'mines', 'name', 'preset', 'rows', 'snapshot', 'token']
+        >>> made["snapshot"]["state"], made["snapshot"]["mines_left"]
+        ('in_progress', 1)
+        >>> store.close()
+        """
         seed = new.seed if new.seed is not None else secrets.randbits(128)
         game = _created(new, seed)
         key, token = secrets.token_urlsafe(16), secrets.token_urlsafe(32)
@@ -473,13 +521,84 @@ class Store:
         return game
 
     def game_view(self, key: str, token: str) -> dict[str, Any]:
-        """``{"id", "preset", "rows", "cols", "mines", "first_click", "name", "snapshot"}``."""
+        """A game as its player sees it.
+
+        Parameters
+        ----------
+        key : str
+            The game's id.
+        token : str
+            The token :meth:`create_game` gave for it.
+
+        Returns
+        -------
+        dict
+            ``{"id", "preset", "rows", "cols", "mines", "first_click", "name",
+            "snapshot"}``, the snapshot as
+            :func:`~numsweeper.server.protocol.snapshot_json` writes it.
+
+        Raises
+        ------
+        ApiError
+            404 if there is no such game or the token is not its own (one
+            answer for both).
+        RuntimeError
+            If the stored moves do not give the stored state (a damaged
+            database); nothing is served.
+
+        Examples
+        --------
+        Its player's view, and the same 404 for a wrong token as for no game:
+
+        >>> import tempfile
+        >>> from numsweeper.server import Settings, protocol, storage
+        >>> store = storage.Store(Settings(database=f"sqlite:///{tempfile.mkdtemp()}/games.db"))
+        >>> made = store.create_game(protocol.NewGame(3, 3, 1, None, "safe", 7, "Ada"))
+        >>> view = store.game_view(made["id"], made["token"])
+        >>> view["rows"], view["first_click"], view["name"]
+        (3, 'safe', 'Ada')
+        >>> store.game_view(made["id"], "not the token")
+        Traceback (most recent call last):
+            ...
+        numsweeper.server.protocol.ApiError: no game '...' for this token
+        >>> store.close()
+        """
         with self._stripe(key), self._transaction(write=False) as conn:
             row = self._owned(conn, key, token, lock=False)
             return {"id": key, **self._describe(row, self._rebuilt(conn, row, take=False))}
 
     def move_list(self, key: str, token: str) -> dict[str, Any]:
-        """``{"moves": [{"kind", "row", "col", "time"}, ...]}``, oldest first."""
+        """A game's moves, oldest first.
+
+        Parameters
+        ----------
+        key, token : str
+            The game's id and token, as for :meth:`game_view`.
+
+        Returns
+        -------
+        dict
+            ``{"moves": [{"kind", "row", "col", "time"}, ...]}``; ``time`` in
+            seconds since the game was created, rounded to milliseconds.
+
+        Raises
+        ------
+        ApiError
+            404 for no such game or another game's token.
+
+        Examples
+        --------
+        A flag, then the list of moves:
+
+        >>> import tempfile
+        >>> from numsweeper.server import Settings, protocol, storage
+        >>> store = storage.Store(Settings(database=f"sqlite:///{tempfile.mkdtemp()}/games.db"))
+        >>> made = store.create_game(protocol.NewGame(3, 3, 1, None, "safe", 7, "Ada"))
+        >>> _ = store.play(made["id"], made["token"], "flag", 0, 0)
+        >>> store.move_list(made["id"], made["token"])["moves"][0]["kind"]
+        'flag'
+        >>> store.close()
+        """
         with self._transaction(write=False) as conn:
             row = self._owned(conn, key, token, lock=False)
             logged = conn.execute(
@@ -496,6 +615,49 @@ class Store:
 
         ``move`` is the move as the move list shows it, plus ``seq``: its
         place in that list (from 0).
+
+        Parameters
+        ----------
+        key, token : str
+            The game's id and token, as for :meth:`game_view`.
+        kind : {'reveal', 'flag', 'chord'}
+            The move (checked by the caller).
+        row, col : int
+            The cell.
+
+        Returns
+        -------
+        dict
+            ``{"snapshot", "changed", "move"}``: the position after the move,
+            the cells whose visible code it changed
+            (:func:`~numsweeper.server.protocol.changed_cells`) and the move.
+
+        Raises
+        ------
+        ApiError
+            404 for no such game or another game's token; 409 for a move
+            the game's state forbids (after the end, a reveal of a flagged
+            cell); 422 for a cell off the board.  A refused move changes
+            nothing.
+        RuntimeError
+            If the stored moves do not give the stored state.
+
+        Examples
+        --------
+        A flag is accepted and committed; a reveal of the flagged cell is refused:
+
+        >>> import tempfile
+        >>> from numsweeper.server import Settings, protocol, storage
+        >>> store = storage.Store(Settings(database=f"sqlite:///{tempfile.mkdtemp()}/games.db"))
+        >>> made = store.create_game(protocol.NewGame(3, 3, 1, None, "safe", 7, "Ada"))
+        >>> answer = store.play(made["id"], made["token"], "flag", 0, 0)
+        >>> answer["changed"], answer["move"]["seq"], answer["snapshot"]["mines_left"]
+        ([[0, 0]], 0, 0)
+        >>> store.play(made["id"], made["token"], "reveal", 0, 0)
+        Traceback (most recent call last):
+            ...
+        numsweeper.server.protocol.ApiError: cannot reveal flagged cell (0, 0); unflag it first
+        >>> store.close()
         """
         with self._stripe(key):
             with self._transaction(write=True) as conn:
@@ -589,6 +751,39 @@ class Store:
 
         Games whose client chose the seed are not ranked (their layout was
         known in advance).  ``any_rule=False`` keeps only the given rule.
+
+        Parameters
+        ----------
+        preset : str
+            A preset's name; another name has no entries.
+        first_click : {None, 'safe', 'opening'}
+            The rule kept when ``any_rule`` is False.
+        any_rule : bool
+            Rank games of every first-click rule together (the default).
+
+        Returns
+        -------
+        dict
+            ``{"preset", "entries"}``: at most ``settings.leaderboard_size``
+            entries ``{"rank", "name", "time", "three_bv", "three_bv_per_s",
+            "first_click", "finished_at"}``, fastest first.
+
+        Raises
+        ------
+        KeyError
+            With ``any_rule=False``, for a ``first_click`` that is not a
+            rule (the app checks it before).
+
+        Examples
+        --------
+        No won game of this preset and rule yet:
+
+        >>> import tempfile
+        >>> from numsweeper.server import Settings, protocol, storage
+        >>> store = storage.Store(Settings(database=f"sqlite:///{tempfile.mkdtemp()}/games.db"))
+        >>> store.leaderboard("expert", first_click="safe", any_rule=False)
+        {'preset': 'expert', 'entries': []}
+        >>> store.close()
         """
         query = select(_scores).where(_scores.c.preset == preset)
         if not any_rule:
@@ -619,7 +814,35 @@ class Store:
     def create_room(self, new: NewGame) -> dict[str, Any]:
         """Open a race room with its host as the first player.
 
-        Returns ``{"id", "token", "player", "room"}``: the host's token and id.
+        Parameters
+        ----------
+        new : NewGame
+            The board of the race, and the host's name.
+
+        Returns
+        -------
+        dict
+            ``{"id", "token", "player", "room"}``: the room's id, the host's
+            token and player id, and :meth:`room_view`.
+
+        Raises
+        ------
+        ApiError
+            422 if the engine refuses the board.
+
+        Examples
+        --------
+        A room waiting for players, its host the only one:
+
+        >>> import tempfile
+        >>> from numsweeper.server import Settings, protocol, storage
+        >>> store = storage.Store(Settings(database=f"sqlite:///{tempfile.mkdtemp()}/games.db"))
+        >>> host = store.create_room(protocol.NewGame(3, 3, 1, None, "safe", 7, "Ada"))
+        >>> host["room"]["state"], [p["name"] for p in host["room"]["players"]]
+        ('waiting', ['Ada'])
+        >>> host["room"]["host"] == host["player"]
+        True
+        >>> store.close()
         """
         seed = new.seed if new.seed is not None else secrets.randbits(128)
         game = _created(new, seed)
@@ -670,7 +893,39 @@ class Store:
         return found
 
     def join_room(self, key: str, name: str) -> dict[str, Any]:
-        """Add a player to a room that has not started: ``{"id", "token", "player", "room"}``."""
+        """Add a player to a room that has not started: ``{"id", "token", "player", "room"}``.
+
+        Parameters
+        ----------
+        key : str
+            The room's id.
+        name : str
+            The player's name (checked by the caller).
+
+        Returns
+        -------
+        dict
+            As from :meth:`create_room`, with the new player's token and id.
+
+        Raises
+        ------
+        ApiError
+            404 for no such room; 409 once the race has started or when the
+            room holds ``settings.max_players`` players.
+
+        Examples
+        --------
+        A second player joins the host's room:
+
+        >>> import tempfile
+        >>> from numsweeper.server import Settings, protocol, storage
+        >>> store = storage.Store(Settings(database=f"sqlite:///{tempfile.mkdtemp()}/games.db"))
+        >>> host = store.create_room(protocol.NewGame(3, 3, 1, None, "safe", 7, "Ada"))
+        >>> guest = store.join_room(host["id"], "Bob")
+        >>> [p["name"] for p in guest["room"]["players"]], guest["player"] != host["player"]
+        (['Ada', 'Bob'], True)
+        >>> store.close()
+        """
         token, player = secrets.token_urlsafe(32), secrets.token_urlsafe(8)
         with self._transaction(write=True) as conn:
             room = self._room(conn, key, lock=True)
@@ -688,13 +943,79 @@ class Store:
         return {"id": key, "token": token, "player": player, "room": self.room_view(key)}
 
     def room_player(self, key: str, token: str) -> str:
-        """The id of the player whose token this is (403 if none, 404 for no room)."""
+        """The id of the player whose token this is (403 if none, 404 for no room).
+
+        Parameters
+        ----------
+        key : str
+            The room's id.
+        token : str
+            A player's token from :meth:`create_room` or :meth:`join_room`.
+
+        Returns
+        -------
+        str
+            The player's id, as :meth:`room_view` lists it.
+
+        Raises
+        ------
+        ApiError
+            404 for no such room; 403 if the token is no player's of it.
+
+        Examples
+        --------
+        A player's token gives back the id of that player:
+
+        >>> import tempfile
+        >>> from numsweeper.server import Settings, protocol, storage
+        >>> store = storage.Store(Settings(database=f"sqlite:///{tempfile.mkdtemp()}/games.db"))
+        >>> host = store.create_room(protocol.NewGame(3, 3, 1, None, "safe", 7, "Ada"))
+        >>> store.room_player(host["id"], host["token"]) == host["player"]
+        True
+        >>> store.close()
+        """
         with self._transaction(write=False) as conn:
             self._room(conn, key, lock=False)
             return str(self._player(conn, key, token).id)
 
     def start_room(self, key: str, token: str) -> dict[str, Any]:
-        """Start the race (the host only): the room's view."""
+        """Start the race (the host only): the room's view.
+
+        Parameters
+        ----------
+        key : str
+            The room's id.
+        token : str
+            The host's token.
+
+        Returns
+        -------
+        dict
+            :meth:`room_view`, its ``state`` now ``'racing'``.
+
+        Raises
+        ------
+        ApiError
+            404 for no such room; 403 for a token that is not the host's;
+            409 if the race has already started.
+
+        Examples
+        --------
+        Only the host may start the race:
+
+        >>> import tempfile
+        >>> from numsweeper.server import Settings, protocol, storage
+        >>> store = storage.Store(Settings(database=f"sqlite:///{tempfile.mkdtemp()}/games.db"))
+        >>> host = store.create_room(protocol.NewGame(3, 3, 1, None, "safe", 7, "Ada"))
+        >>> guest = store.join_room(host["id"], "Bob")
+        >>> store.start_room(host["id"], guest["token"])
+        Traceback (most recent call last):
+            ...
+        numsweeper.server.protocol.ApiError: only the room's host can start the race
+        >>> store.start_room(host["id"], host["token"])["state"]
+        'racing'
+        >>> store.close()
+        """
         with self._transaction(write=True) as conn:
             room = self._room(conn, key, lock=True)
             player = self._player(conn, key, token)
@@ -714,6 +1035,47 @@ class Store:
 
         ``move`` adds the ``player``, the points it ``scored`` and the mines it
         ``exploded`` to the usual move fields.
+
+        Parameters
+        ----------
+        key : str
+            The room's id.
+        token : str
+            The player's token.
+        kind : {'reveal', 'chord'}
+            The move; flags are private to each player's page.
+        row, col : int
+            The cell.
+
+        Returns
+        -------
+        dict
+            ``{"room", "changed", "move"}``: :meth:`room_view` after the
+            move, the cells it changed and the move.
+
+        Raises
+        ------
+        ApiError
+            404 for no such room; 403 for a token that is no player's; 409
+            before the start or after the end of the race, for a player who
+            hit a mine, a flag or a move the game forbids; 422 for a cell off
+            the board.  A refused move changes nothing.
+        RuntimeError
+            If the stored moves do not give the stored state.
+
+        Examples
+        --------
+        The host's first move, once the race has started:
+
+        >>> import tempfile
+        >>> from numsweeper.server import Settings, protocol, storage
+        >>> store = storage.Store(Settings(database=f"sqlite:///{tempfile.mkdtemp()}/games.db"))
+        >>> host = store.create_room(protocol.NewGame(3, 3, 1, None, "safe", 7, "Ada"))
+        >>> _ = store.start_room(host["id"], host["token"])
+        >>> answer = store.room_move(host["id"], host["token"], "reveal", 1, 1)
+        >>> answer["changed"], answer["move"]["scored"], answer["move"]["exploded"]
+        ([[1, 1]], 1, [])
+        >>> store.close()
         """
         with self._stripe(key):
             with self._transaction(write=True) as conn:
@@ -769,7 +1131,35 @@ class Store:
         }
 
     def room_version(self, key: str) -> int | None:
-        """The room's version (bumped by every change), or ``None`` for no room."""
+        """The room's version (bumped by every change), or ``None`` for no room.
+
+        Watchers compare it to the version they last saw to learn that
+        something changed, whichever process changed it.
+
+        Parameters
+        ----------
+        key : str
+            An id, of a room or of none.
+
+        Returns
+        -------
+        int or None
+
+        Examples
+        --------
+        A room's version goes up with each change:
+
+        >>> import tempfile
+        >>> from numsweeper.server import Settings, protocol, storage
+        >>> store = storage.Store(Settings(database=f"sqlite:///{tempfile.mkdtemp()}/games.db"))
+        >>> host = store.create_room(protocol.NewGame(3, 3, 1, None, "safe", 7, "Ada"))
+        >>> store.room_version(host["id"]), store.room_version("no such room")
+        (0, None)
+        >>> _ = store.join_room(host["id"], "Bob")
+        >>> store.room_version(host["id"])
+        1
+        >>> store.close()
+        """
         with self._transaction(write=False) as conn:
             found = conn.execute(select(_rooms.c.version).where(_rooms.c.id == key)).scalar()
         return None if found is None else int(found)
@@ -782,6 +1172,36 @@ class Store:
         "marked": [{"row", "col", "player"}], "winners", "mine_positions",
         "snapshot"}``; ``mine_positions`` (``[[row, col], ...]``, all of them)
         only once the race is over, else ``null``.
+
+        Parameters
+        ----------
+        key : str
+            The room's id.
+
+        Returns
+        -------
+        dict
+            The fields above, ready for JSON.
+
+        Raises
+        ------
+        ApiError
+            404 for no such room.
+        RuntimeError
+            If the stored moves do not give the stored state.
+
+        Examples
+        --------
+        What a room shows before its race starts:
+
+        >>> import tempfile
+        >>> from numsweeper.server import Settings, protocol, storage
+        >>> store = storage.Store(Settings(database=f"sqlite:///{tempfile.mkdtemp()}/games.db"))
+        >>> host = store.create_room(protocol.NewGame(3, 3, 1, None, "safe", 7, "Ada"))
+        >>> view = store.room_view(host["id"])
+        >>> view["state"], view["rows"], view["mine_positions"], view["winners"]
+        ('waiting', 3, None, [])
+        >>> store.close()
         """
         with self._stripe(key), self._transaction(write=False) as conn:
             room = self._room(conn, key, lock=False)
