@@ -33,6 +33,7 @@ _DOCTEST_EXTRAS = {
     "numsweeper.simulate.SimulationResult.to_pandas": "pandas",
     "numsweeper.simulate.SimulationResult.to_parquet": "pyarrow",
     "numsweeper.simulate.SimulationResult.from_parquet": "pyarrow",
+    "numsweeper.game.Game.widget": "anywidget",
 }
 
 

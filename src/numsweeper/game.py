@@ -753,7 +753,9 @@ class Game:
         Examples
         --------
         >>> import numsweeper as ns
-        >>> board = ns.Game.from_preset("beginner", seed=1).widget()  # doctest: +SKIP
+        >>> board = ns.Game.from_preset("beginner", seed=1).widget()
+        >>> board.rows, board.cols, board.state
+        (9, 9, 'IN_PROGRESS')
         """
         from .widget import widget
 
