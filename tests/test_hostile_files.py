@@ -189,3 +189,51 @@ def test_a_csv_field_past_csvs_limit_names_its_row(
         ns.SimulationResult.from_csv(path)
     run.to_csv(path)
     assert ns.SimulationResult.from_csv(path).records.tolist() == run.records.tolist()
+
+
+def test_a_saved_game_past_a_quarter_of_memory_is_never_opened(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "game.json"
+    with path.open("wb") as file:  # (sparse: no disk)
+        file.truncate(64 << 20)
+    monkeypatch.setattr(_validate, "memory_bytes", lambda: 4 << 20)
+
+    def never(*args: object, **kwargs: object) -> None:
+        raise AssertionError("opened")
+
+    monkeypatch.setattr(Path, "open", never)
+    with pytest.raises(
+        ns.InvalidGameFileError, match=r"game\.json holds more than 1,048,576 bytes"
+    ):
+        ns.load_game(path)
+
+
+@pytest.mark.parametrize(("begun", "per_cell"), [(False, 14), (True, 17)])
+def test_loading_a_board_is_refused_at_its_measured_peak(
+    begun: bool, per_cell: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    game = ns.Game.new(1000, 1000, 10, seed=1)
+    record = game.to_dict()
+    if begun:
+        record["start"] = {"revealed": [], "flagged": []}
+    monkeypatch.setattr(_validate, "memory_bytes", lambda: per_cell * 10**6 - 1)
+    with pytest.raises(ns.InvalidGameFileError, match=f"about {per_cell} bytes per cell"):
+        ns.Game.from_dict(record)
+    monkeypatch.setattr(_validate, "memory_bytes", lambda: per_cell * 10**6)
+    assert ns.Game.from_dict(record).snapshot() == game.snapshot()
+
+
+def test_moves_are_refused_at_their_measured_cost(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    game = ns.Game.new(4, 4, 2, strategy=ns.FixedPlacement([(0, 0), (0, 1)]))
+    for _ in range(1000):
+        game.toggle_flag(3, 3)
+    path = tmp_path / "game.npz"
+    ns.save_game(game, path)
+    monkeypatch.setattr(_validate, "memory_bytes", lambda: 320 * 1000 - 1)
+    with pytest.raises(ns.InvalidGameFileError, match="claims 1000 items, more than 999"):
+        ns.load_game(path)
+    monkeypatch.setattr(_validate, "memory_bytes", lambda: 320 * 1000)
+    assert ns.load_game(path).moves == game.moves
