@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import argparse
+import io
+import json
 import os
 import re
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 import numsweeper as ns
@@ -237,3 +242,82 @@ def test_moves_are_refused_at_their_measured_cost(
         ns.load_game(path)
     monkeypatch.setattr(_validate, "memory_bytes", lambda: 320 * 1000)
     assert ns.load_game(path).moves == game.moves
+
+
+def _huge_record(side: int) -> dict[str, Any]:
+    """A saved game of a ``side`` x ``side`` board in a few hundred bytes."""
+    record = ns.Game.new(3, 3, 0, seed=1).to_dict()
+    record.update(rows=side, cols=side)
+    return record
+
+
+@pytest.mark.parametrize("suffix", [".json", ".npz"])
+def test_max_cells_refuses_a_board_from_its_header(
+    suffix: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / f"game{suffix}"
+    ns.save_game(ns.Game.new(1000, 1001, 10, seed=1), path)  # (just past the cap)
+    unpacked = []
+    monkeypatch.setattr(np, "unpackbits", lambda *a, **k: unpacked.append(a))
+    with pytest.raises(
+        ns.InvalidGameFileError,
+        match=r"the 1000x1001 board has 1,001,000 cells, more than the 1,000,000 allowed",
+    ):
+        ns.load_game(path, max_cells=1_000_000)
+    assert unpacked == []  # (the layout was never unpacked)
+    monkeypatch.undo()
+    assert ns.load_game(path, max_cells=1_001_000).rows == 1000
+
+
+def test_max_cells_refuses_a_huge_board_without_allocating_it(tmp_path: Path) -> None:
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(_huge_record(15_000)))  # (its mine list is empty)
+    tracemalloc.start()
+    try:
+        with pytest.raises(ns.InvalidGameFileError, match="15000x15000 board"):
+            ns.load_game(path, max_cells=1_000_000)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 1 << 20
+
+
+@pytest.mark.parametrize(
+    ("max_cells", "error"),
+    [(0, ns.InvalidBoardError), (-5, ns.InvalidBoardError), ("10", ns.InvalidTypeError)],
+)
+def test_a_bad_max_cells_is_named(max_cells: Any, error: type[Exception], tmp_path: Path) -> None:
+    with pytest.raises(error, match=f"max_cells must be .*, got {max_cells!r}"):
+        ns.load_game(tmp_path / "game.json", max_cells=max_cells)
+
+
+def _session(script: str) -> str:
+    from numsweeper import play
+
+    args = argparse.Namespace(preset=None, rows=5, cols=5, mines=3, seed=0, first_click="none")
+    out = io.StringIO()
+    assert play.run(args, io.StringIO(script), out) == 0
+    return out.getvalue()
+
+
+def test_the_terminal_refuses_a_huge_saved_game_and_keeps_its_own(tmp_path: Path) -> None:
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps(_huge_record(15_000)))
+    out = _session(f"f 0 0\nload {path}\nf 1 1\nq\n")
+    assert "15000x15000 board has 225,000,000 cells, more than the 1,000,000 allowed" in out
+    assert "mines left: 1" in out  # both flags on the game in progress
+
+
+def test_the_terminal_survives_a_memory_error_while_loading(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from numsweeper import play
+
+    def out_of_memory(*args: object, **kwargs: object) -> None:
+        raise MemoryError
+
+    monkeypatch.setattr(play, "load_game", out_of_memory)
+    path = tmp_path / "game.json"
+    out = _session(f"f 0 0\nload {path}\nf 1 1\nq\n")
+    assert f"cannot load {str(path)!r}: it does not fit in memory" in out
+    assert "mines left: 1" in out and out.endswith("bye\n")

@@ -391,18 +391,15 @@ class _Session:
     def load(self, path: Path) -> None:
         """Replace the game with a saved one; on any failure keep the current game."""
         try:
-            game = load_game(path)
+            game = load_game(path, max_cells=_MAX_CELLS)  # (refused from its header)
         except OSError as exc:
             self.say(f"cannot load {str(path)!r}: {exc.strerror or _one_line(exc)}")
             return
         except (MinesweeperError, ValueError) as exc:
             self.say(f"cannot load {str(path)!r}: {_one_line(exc)}")
             return
-        if game.rows * game.cols > _MAX_CELLS:
-            self.say(
-                f"cannot load {str(path)!r}: a {game.rows}x{game.cols} board is too big to "
-                f"play in a terminal (at most {_MAX_CELLS:,} cells)"
-            )
+        except MemoryError:
+            self.say(f"cannot load {str(path)!r}: it does not fit in memory")
             return
         self.game = game
         count = len(game.moves)

@@ -53,10 +53,12 @@ from ._rules import GameArrays
 from ._validate import (
     NPZ_ERRORS,
     SEED_BITS,
+    check_at_least,
     check_board,
     check_path,
     check_regular_file,
     check_zip_member,
+    count_text,
     dims_text,
     open_npz,
     parse_json,
@@ -103,9 +105,17 @@ _MOVE_BYTES = 320
 _LOAD_BYTES = (14, 17)
 
 
-def _check_load(header: dict[str, Any], start: bool) -> None:
-    """Refuse a board that would not fit in memory while it loads (before allocating)."""
+def _check_load(header: dict[str, Any], start: bool, max_cells: int | None) -> None:
+    """Refuse a board past ``max_cells``, or that would not fit in memory while it loads.
+
+    Checked from the header, before anything of the board is allocated.
+    """
     rows, cols = header["rows"], header["cols"]
+    if max_cells is not None and rows * cols > max_cells:
+        raise InvalidGameFileError(
+            f"the {dims_text(rows, cols)} board has {count_text(rows * cols, 'cell')}, "
+            f"more than the {max_cells:,} allowed"
+        )
     per_cell = _LOAD_BYTES[1] if start else _LOAD_BYTES[0]
     begun = " with a start position" if start else ""
     _validate.check_memory(
@@ -327,7 +337,7 @@ def _write_atomically(target: Path, payload: bytes) -> None:
 # -- reading -------------------------------------------------------------------
 
 
-def load_game(path: str | os.PathLike[str]) -> Game:
+def load_game(path: str | os.PathLike[str], *, max_cells: int | None = None) -> Game:
     """Read a game that :func:`save_game` wrote, replay its moves and verify them.
 
     The moves are played on the recorded layout through the rules, with
@@ -342,6 +352,11 @@ def load_game(path: str | os.PathLike[str]) -> Game:
     ----------
     path : str or path-like
         A ``.json`` or ``.npz`` file.
+    max_cells : int, optional
+        The most cells the board may have: a larger one is refused as soon
+        as the file's header is read, before anything of the board is
+        allocated (a terminal or a server that plays games of a bounded
+        size).  None means any size that fits in memory.
 
     Returns
     -------
@@ -355,7 +370,8 @@ def load_game(path: str | os.PathLike[str]) -> Game:
         not fit in memory while it loads (about 14 bytes per cell, 17 with
         a start position; refused before allocating), a layout that
         disagrees with the mine count, moves off the board or after the
-        end, or moves that do not reproduce the recorded state.
+        end, moves that do not reproduce the recorded state, or a board
+        of more than ``max_cells`` cells.
     OSError
         If the file cannot be read (missing, a directory, no permission).
 
@@ -368,7 +384,14 @@ def load_game(path: str | os.PathLike[str]) -> Game:
     Traceback (most recent call last):
         ...
     numsweeper.errors.InvalidGameFileError: rows must be an integer, got '9'
+    >>> ns.save_game(ns.Game.new(30, 40, 99, seed=1), path)
+    >>> ns.load_game(path, max_cells=1000)
+    Traceback (most recent call last):
+        ...
+    numsweeper.errors.InvalidGameFileError: the 30x40 board has 1,200 cells, more than ... allowed
     """
+    if max_cells is not None:
+        check_at_least(max_cells, "max_cells", 1)
     target = Path(check_path(path, InvalidGameFileError))
     suffix = target.suffix.lower()
     if suffix not in _SUFFIXES:
@@ -377,8 +400,8 @@ def load_game(path: str | os.PathLike[str]) -> Game:
         )
     raw = _read(target)
     if suffix == ".json":
-        return game_from_dict(parse_json(raw, target.name, InvalidGameFileError))
-    return _from_npz(raw, target.name)
+        return _from_record(parse_json(raw, target.name, InvalidGameFileError), max_cells)
+    return _from_npz(raw, target.name, max_cells)
 
 
 def _read(target: Path) -> bytes:
@@ -414,8 +437,13 @@ def game_from_dict(data: Any) -> Game:
     >>> again.state, again.moves == game.moves
     (<GameState.WON: 'won'>, True)
     """
+    return _from_record(data, None)
+
+
+def _from_record(data: Any, max_cells: int | None) -> Game:
+    """:func:`game_from_dict`, refusing a board of more than ``max_cells`` cells."""
     header = _check_header(data)
-    _check_load(header, data.get("start") is not None)
+    _check_load(header, data.get("start") is not None, max_cells)
     rows, cols = header["rows"], header["cols"]
     layout = None
     positions = _get(data, "mine_positions", (list, type(None)))
@@ -441,7 +469,7 @@ def game_from_dict(data: Any) -> Game:
     return _restore(header, layout, start, made)
 
 
-def _from_npz(raw: bytes, name: str) -> Game:
+def _from_npz(raw: bytes, name: str, max_cells: int | None) -> Game:
     try:
         archive, members = open_npz(io.BytesIO(raw))
     except InvalidGameFileError as exc:
@@ -462,7 +490,7 @@ def _from_npz(raw: bytes, name: str) -> Game:
             raise InvalidGameFileError(f"{name} has no header")
         text = _member(archive, members["header"], np.uint8, 1 << 24).tobytes()
         header = _check_header(parse_json(text, f"{name}'s header", InvalidGameFileError))
-        _check_load(header, "start_revealed" in members or "start_flagged" in members)
+        _check_load(header, "start_revealed" in members or "start_flagged" in members, max_cells)
         rows, cols = header["rows"], header["cols"]
         packed = -(-rows * cols // 8)
 
