@@ -321,3 +321,20 @@ def test_the_terminal_survives_a_memory_error_while_loading(
     out = _session(f"f 0 0\nload {path}\nf 1 1\nq\n")
     assert f"cannot load {str(path)!r}: it does not fit in memory" in out
     assert "mines left: 1" in out and out.endswith("bye\n")
+
+
+@pytest.mark.parametrize(("name", "value"), [("clicks", 7), ("won", True), ("game", 2)])
+def test_a_null_in_parquet_is_named_at_its_own_row(
+    name: str, value: object, run: ns.SimulationResult, tmp_path: Path
+) -> None:
+    pyarrow = pytest.importorskip("pyarrow")
+    parquet = pytest.importorskip("pyarrow.parquet")
+    path = tmp_path / "games.parquet"
+    run.to_parquet(path)
+    table = parquet.read_table(path)
+    values = [value] * table.num_rows
+    values[3] = None
+    column = pyarrow.array(values, table.schema.field(name).type)
+    parquet.write_table(table.set_column(table.column_names.index(name), name, column), path)
+    with pytest.raises(ns.InvalidBoardError, match=f"row 3, column '{name}' holds None, not"):
+        ns.SimulationResult.from_parquet(path)

@@ -1112,7 +1112,11 @@ class SimulationResult:
                 raise InvalidBoardError(f"{target!r} is not {kind} file: {exc}"[:300]) from None
             out = np.zeros(table.num_rows, dtype=dtype)
             for name in names:
-                out[name] = _column(table.column(name).to_numpy(), dtype[name], target, name)
+                column = table.column(name)
+                if column.null_count:  # (to_numpy would make the column float, or objects)
+                    i = int(np.argmax(column.is_null().to_numpy()))
+                    raise InvalidBoardError(_misfit(target, i, name, None, dtype[name]))
+                out[name] = _column(column.to_numpy(), dtype[name], target, name)
             return out, parse_json(raw, f"{target!r}: its numsweeper metadata", InvalidBoardError)
 
         records, meta = read(path, RECORD_DTYPE)
