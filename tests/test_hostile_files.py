@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import io
 import json
 import os
@@ -338,3 +339,103 @@ def test_a_null_in_parquet_is_named_at_its_own_row(
     parquet.write_table(table.set_column(table.column_names.index(name), name, column), path)
     with pytest.raises(ns.InvalidBoardError, match=f"row 3, column '{name}' holds None, not"):
         ns.SimulationResult.from_parquet(path)
+
+
+def _with_records(run: ns.SimulationResult, path: Path, **edit: tuple[int, int]) -> Path:
+    """``run`` written as CSV, with ``edit[column] = (row, value)`` changed in its records."""
+    records = run.records.copy()
+    for name, (row, value) in edit.items():
+        records[name][row] = value
+    dataclasses.replace(run, records=records).to_csv(path)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("edit", "said"),
+    [
+        ({"clicks": (4, -1)}, "row 4, column 'clicks' holds -1, not in 0..2147483647"),
+        ({"revealed": (2, -3)}, "row 2, column 'revealed' holds -3, not in 0..22"),
+        ({"revealed": (5, 23)}, "row 5, column 'revealed' holds 23, not in 0..22"),
+    ],
+)
+def test_records_that_no_run_can_hold_are_named(
+    edit: dict[str, tuple[int, int]], said: str, run: ns.SimulationResult, tmp_path: Path
+) -> None:
+    path = _with_records(run, tmp_path / "games.csv", **edit)
+    with pytest.raises(ns.InvalidBoardError, match=re.escape(said)):
+        ns.SimulationResult.from_csv(path)
+
+
+def test_a_game_recorded_twice_is_named(run: ns.SimulationResult, tmp_path: Path) -> None:
+    records = run.records.copy()
+    records[4] = records[3]  # (game 3 of chunk 1, a second time)
+    path = tmp_path / "games.csv"
+    dataclasses.replace(run, records=records).to_csv(path)
+    with pytest.raises(ns.InvalidBoardError, match="row 4 holds game 3 a second time"):
+        ns.SimulationResult.from_csv(path)
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "shown"),
+    [
+        ("kind", 3, "3, not in 0..2"),
+        ("row", 5, "5, not in 0..4"),
+        ("col", -1, "-1, not in 0..4"),
+        ("probability", 1.5, "1.5, not in 0..1"),
+        ("probability", -0.25, "-0.25, not in 0..1"),
+    ],
+)
+def test_a_trace_row_that_no_run_can_hold_is_named(
+    name: str, value: float, shown: str, run: ns.SimulationResult, tmp_path: Path
+) -> None:
+    moves = run.moves.copy()
+    moves[name][7] = value
+    run.to_csv(tmp_path / "games.csv")
+    dataclasses.replace(run, moves=moves).to_csv(tmp_path / "moves.csv", which="moves")
+    with pytest.raises(ns.InvalidBoardError, match=f"row 7, column '{name}' holds {shown}"):
+        ns.SimulationResult.from_csv(tmp_path / "games.csv", moves=tmp_path / "moves.csv")
+    assert np.isnan(run.moves["probability"]).all()  # (NaN: no probability, as written)
+    run.to_csv(tmp_path / "moves.csv", which="moves")
+    again = ns.SimulationResult.from_csv(tmp_path / "games.csv", moves=tmp_path / "moves.csv")
+    assert again.moves.tobytes() == run.moves.tobytes()
+
+
+@pytest.mark.parametrize("seed", [[[3]], [True], [1, [2]]])
+def test_a_run_seed_that_is_not_integers_is_named(
+    seed: Any, run: ns.SimulationResult, tmp_path: Path
+) -> None:
+    path = tmp_path / "games.csv"
+    run.to_csv(path)
+    lines = [
+        f"# seed: {json.dumps(seed)}" if line.startswith("# seed: ") else line
+        for line in path.read_text().splitlines()
+    ]
+    path.write_text("\n".join(lines) + "\n")
+    shown = re.escape(repr(tuple(seed)))  # (the metadata's lists are read as tuples)
+    with pytest.raises(ns.InvalidBoardError, match=f"metadata: seed must be .*, got {shown}"):
+        ns.SimulationResult.from_csv(path)
+
+
+@pytest.mark.parametrize("seed", [[[3]], [True]])
+def test_a_positions_seed_that_is_not_integers_is_named(seed: Any, tmp_path: Path) -> None:
+    from numsweeper.datasets import load_positions, positions
+
+    path = tmp_path / "positions.npz"
+    dataclasses.replace(positions(2, 5, 5, 3, seed=0, policy="random"), seed=seed).to_npz(path)
+    said = f"meta 'seed' must be an integer >= 0 or a list of them, got {seed!r}"
+    with pytest.raises(ns.InvalidGameFileError, match=re.escape(said)):
+        load_positions(path)
+
+
+def test_an_interrupted_run_still_reads_back(tmp_path: Path) -> None:
+    run = ns.simulate(6, 5, 5, 3, seed=1, chunk_size=3, trace=True)
+    kept = dataclasses.replace(
+        run,
+        records=run.records[3:],
+        moves=run.moves[run.moves["game"] >= 3],
+        interrupted=True,
+    )
+    kept.to_csv(tmp_path / "games.csv")
+    kept.to_csv(tmp_path / "moves.csv", which="moves")
+    again = ns.SimulationResult.from_csv(tmp_path / "games.csv", moves=tmp_path / "moves.csv")
+    assert again.records.tobytes() == kept.records.tobytes() and again.interrupted

@@ -108,6 +108,10 @@ def _seeded(make: Callable[[Any], T], seed: Any) -> T:
     if isinstance(seed, (bool, np.bool_)):  # numpy would take True as 1
         raise InvalidTypeError(_bad_seed(seed))
     parts = seed if isinstance(seed, (list, tuple)) else [seed]
+    if parts is seed and not all(
+        isinstance(x, (int, np.integer)) and not isinstance(x, bool) for x in parts
+    ):
+        raise InvalidTypeError(_bad_seed(seed))  # (numpy takes [[3]] and [True])
     if any(isinstance(x, int) and x > 0 and x.bit_length() > SEED_BITS for x in parts):
         raise InvalidBoardError(
             f"integer seeds must be below 2**{SEED_BITS}, got {short_repr(seed)}"

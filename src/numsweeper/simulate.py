@@ -326,6 +326,20 @@ def _column(values: NDArray[Any], dtype: np.dtype[Any], where: str, name: str) -
     return values
 
 
+def _check_span(table: NDArray[np.void], name: str, low: float, high: float, where: str) -> None:
+    """Refuse the first value of column ``name`` outside ``low..high`` (NaN passes: none)."""
+    values = table[name]
+    bad = (values < low) | (values > high)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise InvalidBoardError(
+            f"{where!r}: row {i}, column {name!r} holds {values[i].item()!r}, not in {low}..{high}"
+        )
+
+
+_INT32_MAX = int(np.iinfo(np.int32).max)
+
+
 def _int_range(dtype: np.dtype[Any]) -> tuple[int, int]:
     if dtype.kind == "b":
         return 0, 1
@@ -393,14 +407,26 @@ def _run_fields(meta: dict[str, Any], games: int) -> dict[str, Any]:
     }
 
 
-def _trail_of(records: NDArray[np.void], trail: NDArray[np.void], where: str) -> NDArray[np.void]:
-    """A run's trace read from a file, checked against its records.
+def _trail_of(run: SimulationResult, trail: NDArray[np.void], where: str) -> NDArray[np.void]:
+    """A run's trace read from a file, checked against the run and its records.
 
-    A traced run records every reveal of every game it kept, so each game's
-    trace rows are its clicks, and the trace names no other game; a trace
-    of another run (or an edited one) would credit one game's moves to
-    another.
+    Every code is one the trace dtype knows, every cell on the board and
+    every probability in 0..1 (or NaN, for none).  A traced run records
+    every reveal of every game it kept, so each game's trace rows are its
+    clicks, and the trace names no other game; a trace of another run (or
+    an edited one) would credit one game's moves to another.
     """
+    spans = {
+        "kind": (0, len(MOVE_KINDS) - 1),
+        "row": (0, run.rows - 1),
+        "col": (0, run.cols - 1),
+        "state": (0, 2),
+        "probability": (0, 1),
+        "guess": (-1, 1),
+    }
+    for name, (low, high) in spans.items():
+        _check_span(trail, name, low, high, where)
+    records = run.records
     games = records["game"]
     stray = np.flatnonzero(~np.isin(trail["game"], games))
     if stray.size:
@@ -967,7 +993,7 @@ class SimulationResult:
         result = cls._with_metadata(records, meta, str(path))
         if moves is not None:
             trail, _ = _read_csv(moves, TRACE_DTYPE)
-            result = dataclasses_replace(result, moves=_trail_of(records, trail, str(moves)))
+            result = dataclasses_replace(result, moves=_trail_of(result, trail, str(moves)))
         return result
 
     @classmethod
@@ -992,6 +1018,14 @@ class SimulationResult:
                 f"{where!r}: row {i} holds game {game[i]} in chunk {chunk[i]}, which a run of "
                 f"{result.requested} games in chunks of {result.chunk_size} does not play"
             )
+        order = np.argsort(game, kind="stable")
+        again = order[1:][game[order][1:] == game[order][:-1]]
+        if again.size:
+            i = int(again.min())
+            raise InvalidBoardError(f"{where!r}: row {i} holds game {game[i]} a second time")
+        safe = result.rows * result.cols - result.mines
+        for name, low, high in (("clicks", 0, _INT32_MAX), ("revealed", 0, safe)):
+            _check_span(records, name, low, high, where)
         return result
 
     def to_pandas(self, which: str = "records") -> Any:
@@ -1123,7 +1157,7 @@ class SimulationResult:
         result = cls._with_metadata(records, meta, str(path))
         if moves is not None:
             trail, _ = read(moves, TRACE_DTYPE)
-            result = dataclasses_replace(result, moves=_trail_of(records, trail, str(moves)))
+            result = dataclasses_replace(result, moves=_trail_of(result, trail, str(moves)))
         return result
 
     def __repr__(self) -> str:
