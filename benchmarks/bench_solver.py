@@ -823,7 +823,7 @@ def time_split(games: int) -> dict[str, float]:
     after a warm-up.  Each part is wall time inside the named routine (an
     outer call only): the policy, its moves for stuck boards (``choose``),
     Hill's guess and, within it, the look-ahead's probes (``probe``: one
-    analysis each), the probes' set-up (``prober``: the structure with the
+    compiled look or one analysis each), the probes' set-up (``prober``: the structure with the
     cell shown), the influence factor and its patterns; the exact engine's
     probabilities (``probabilities``, probes included), the main analyses
     (``analyze``), the local rules, the endgame search and the forced-pair
@@ -838,6 +838,7 @@ def time_split(games: int) -> dict[str, float]:
         (policy.SolverPolicy, "_choose", "choose"),
         (policy, "hill_guess", "guess"),
         (analysis._Prober, "__call__", "probe"),
+        (analysis._Prober, "look", "probe"),
         (analysis._Prober, "__init__", "prober"),
         (guess._Influence, "factor", "influence factor"),
         (guess._Influence, "patterns", "patterns"),
@@ -884,7 +885,7 @@ def time_split(games: int) -> dict[str, float]:
         f"{games} expert 'safe' games in ns.simulate, one process: {wall:.2f} s, {result.wins} won"
     )
     seconds["moves"] = wall - seconds.get("policy", 0.0)  # the games' own moves and the loop
-    for label in [label for _, _, label in patched] + ["moves"]:
+    for label in dict.fromkeys([label for _, _, label in patched] + ["moves"]):
         if label in seconds:
             print(f"  {label:17s} {seconds[label]:6.2f} s  {100 * seconds[label] / wall:5.1f}%")
     return seconds

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -20,7 +20,7 @@ H = int(ns.HIDDEN)
 Cell = tuple[int, int]
 
 
-def prober(cells: NDArray[np.int8], mines: int, cell: Cell) -> Callable[[int], Analysis]:
+def prober(cells: NDArray[np.int8], mines: int, cell: Cell) -> guess.Shown:
     """What the look-ahead analyses a cell's numbers with (a fresh engine)."""
     return Analyzer().prober(cells, mines, cell, MAX_STATES)
 
@@ -280,14 +280,20 @@ def test_the_guess_is_the_plain_rule_without_its_early_stops() -> None:
     rng = np.random.default_rng(10)
     calls = {"hill": 0}
 
-    def counted(cells: NDArray[np.int8], mines: int, cell: Cell) -> Callable[[int], Analysis]:
-        shown = prober(cells, mines, cell)
+    class Counted:
+        """A prober that counts the numbers it is asked (looked at or analysed)."""
 
-        def analysed(n: int) -> Analysis:
+        def __init__(self, cells: NDArray[np.int8], mines: int, cell: Cell) -> None:
+            self.shown = prober(cells, mines, cell)
+
+        def __call__(self, n: int) -> Analysis:
             calls["hill"] += 1
-            return shown(n)
+            return self.shown(n)
 
-        return analysed
+        def look(self, n: int, off_at: int) -> tuple[int, float, float, bool] | None:
+            found = self.shown.look(n, off_at)
+            calls["hill"] += found is not None
+            return found
 
     plain_calls = stops = 0
     boards = [(4, 4, 3), (5, 5, 4), (4, 6, 6), (9, 9, 10), (16, 16, 40), (16, 30, 99)]
@@ -304,7 +310,7 @@ def test_the_guess_is_the_plain_rule_without_its_early_stops() -> None:
                 continue
             fate: dict[Cell, Any] = {}
             got = guess.hill_guess(
-                cells, shape[2], a, clickable, counted, Analyzer(), MAX_STATES, fate
+                cells, shape[2], a, clickable, Counted, Analyzer(), MAX_STATES, fate
             )
             assert got is not None and clickable[got]
             plain: dict[Cell, Any] = {}

@@ -57,7 +57,8 @@ from ..errors import InvalidBoardError, InvalidTypeError
 from ..game import Game, GameState, Snapshot
 from ._jit import frozen
 from .components import Counts, Memory, count_frontier, group_shares, merged
-from .counting import Poly, convolve, long_ints, middle
+from .counting import LIMIT, OK, Poly, convolve, long_ints, middle
+from .probe import probe_outlook
 from .structure import Frontier, frontier
 
 __all__ = ["MAX_STATES", "Analysis", "Analyzer", "analyze"]
@@ -603,6 +604,9 @@ class Analyzer:
 
         What the look-ahead asks of one hidden cell for each number it may
         show; the work that does not depend on ``n`` is done once.
+        ``prober.look(n, off_at)`` gives what the look-ahead reads of that
+        analysis (its layouts and outlook) in one compiled call, or None
+        where only the analysis can tell.
 
         Examples
         --------
@@ -812,19 +816,17 @@ def _contexts(tree: _Tree, context: list[int]) -> list[list[int]]:
     return out
 
 
-def _probabilities(counted: _Counted) -> Analysis:
-    """The analysis of a counted position: every cell's probability."""
-    combined = _combine(counted)
-    counts, shape, m = counted.counts, counted.shape, counted.mines_left
-    u = shape.unconstrained
+def _single_shares(
+    counts: Counts, shape: Frontier
+) -> tuple[NDArray[np.float64], NDArray[np.bool_], NDArray[np.bool_]]:
+    """Each group's mine probability, and whether it is 0 or 1, where its
+    component has one mine total (NaN and False for the other groups)."""
     n_groups = len(shape.sizes)
-    # Certainty is decided on the exact integers, never on rounded floats.
     single = counts.single_groups
     group_p = np.empty(n_groups)
     group_p.fill(np.nan)
     group_safe = np.zeros(n_groups, dtype=bool)
     group_mine = np.zeros(n_groups, dtype=bool)
-    sizes = shape.size_list
     if len(single) > _MANY and counts.single_den.max() < 2**50:
         # a component of one total: its groups' ratios are their own (every
         # value, times a size, exact as a float)
@@ -833,12 +835,24 @@ def _probabilities(counted: _Counted) -> Analysis:
         group_safe[single] = nums == 0
         group_mine[single] = nums == wholes
     elif len(single):  # (in Python integers)
+        sizes = shape.size_list
         singles = single.tolist(), counts.single_num.tolist(), counts.single_den.tolist()
         for g, num, den in zip(*singles, strict=True):
             whole = den * sizes[g]
             group_p[g] = num / whole
             group_safe[g] = num == 0
             group_mine[g] = num == whole
+    return group_p, group_safe, group_mine
+
+
+def _probabilities(counted: _Counted) -> Analysis:
+    """The analysis of a counted position: every cell's probability."""
+    combined = _combine(counted)
+    counts, shape, m = counted.counts, counted.shape, counted.mines_left
+    u = shape.unconstrained
+    # Certainty is decided on the exact integers, never on rounded floats.
+    group_p, group_safe, group_mine = _single_shares(counts, shape)
+    sizes = shape.size_list
     grand = combined.grand
     for comp, context in zip(counts.components, combined.contexts, strict=True):
         assert len(context) == comp.marginals.shape[1]  # (a weight per mine total)
@@ -897,7 +911,8 @@ class _Prober:
     own component is counted afresh for each number and is not added to the
     engine's memory: a probe's component seldom comes back, and keying and
     keeping it cost more than its rare hits saved (the counts are the same
-    integers either way).
+    integers either way).  :meth:`look` reads what the look-ahead needs of
+    ``prober(n)`` without making it, in one compiled call.
     """
 
     def __init__(
@@ -932,6 +947,8 @@ class _Prober:
             self.own = [bisect.bisect_right(shape.cut_list, place) - 1]
         self.rest: Counts | None = None
         self.whole = False  # count every part for every number
+        self.plan: _Plan | None = None  # look's inputs (None where look never applies)
+        self.planned = False  # (made on first use)
 
     def __call__(self, n: int) -> Analysis:
         cells = self.cells.copy()
@@ -944,18 +961,110 @@ class _Prober:
             need[self.at] = n
         cells.flags.writeable = False
         engine, shape, max_states = self.engine, self.shape, self.max_states
-        if self.rest is None and not self.whole:
-            others = [j for j in range(shape.n_parts) if j not in self.own]
-            try:
-                self.rest = count_frontier(shape, need, max_states, engine.memory, only=others)
-            except InvalidBoardError:
-                self.whole = True
-        if self.whole or self.rest is None:
+        rest = self._rest()
+        if rest is None:
             counts = count_frontier(shape, need, max_states, engine.memory)
         else:
             own = count_frontier(shape, need, max_states, None, only=self.own)
-            counts = merged(self.rest, own)
+            counts = merged(rest, own)
         return _probabilities(_Counted(cells, False, self.total, shape, counts))
+
+    def _rest(self) -> Counts | None:
+        """The count of every part but the cell's own (None if it finds no layout)."""
+        if self.rest is None and not self.whole:
+            shape = self.shape
+            others = [j for j in range(shape.n_parts) if j not in self.own]
+            try:
+                self.rest = count_frontier(
+                    shape, self.need, self.max_states, self.engine.memory, only=others
+                )
+            except InvalidBoardError:
+                self.whole = True
+        return self.rest
+
+    def look(self, n: int, off_at: int) -> tuple[int, float, float, bool] | None:
+        """What the look-ahead reads of ``self(n)``, compiled, or None.
+
+        ``(layouts, s1, s2, live_safe)``: ``self(n).layouts`` and the
+        :func:`~numsweeper.solver.guess.outlook` of ``self(n)`` with
+        ``off_at``, the same integers and floats, from one call of
+        :func:`~numsweeper.solver.probe.probe_outlook`.  None where that
+        does not apply: the rest's count is relaxed or in Python integers,
+        the cell's own count is not plain (no layout, too many states, a
+        count past int64), or a ratio's terms do not convert to floats
+        exactly; ``self(n)`` then tells (or raises).  Nothing is added to
+        the engine's memory but the rest's count, as ``self(n)`` adds it.
+        """
+        if not self.fine or not 0 <= n <= self.free:
+            return None
+        if not self.planned:
+            self.plan, self.planned = self._planned(), True
+        plan, shape = self.plan, self.shape
+        if plan is None:
+            return None
+        if self.at >= 0:
+            plan.need[self.at] = n
+        plan.grid[self.cell] = n
+        status, grand, w_ref, n_ref, s1, s2, live_safe = probe_outlook(
+            shape.sizes,
+            shape.grp_ptr,
+            shape.grp_idx,
+            shape.part_ptr,
+            shape.order,
+            plan.need_view,
+            self.own[0] if self.own else -1,
+            min(self.max_states, 2**62),  # (int64)
+            plan.rest,
+            plan.rest_p,
+            shape.front_flat,
+            shape.group_of,
+            plan.grid_view,
+            off_at,
+        )
+        if status != OK:
+            return None
+        # (int(): numpy's integers where the kernel runs as Python)
+        n_ref, w_ref = int(n_ref), int(w_ref)
+        layouts = plan.factor * int(grand) * math.comb(shape.unconstrained, n_ref) // w_ref
+        return layouts, s1, s2, live_safe
+
+    def _planned(self) -> _Plan | None:
+        """:meth:`look`'s inputs that do not depend on the number (None if it never applies)."""
+        rest = self._rest()
+        if rest is None or not rest.exact:
+            return None
+        head = [self.shape.unconstrained, self.total, rest.single_low, len(rest.components)]
+        pieces = [np.array(head, dtype=np.int64)]
+        for comp in rest.components:
+            if comp.marginals.dtype != np.int64 or max(comp.coeffs) > LIMIT:
+                return None
+            sizes = [comp.low, len(comp.coeffs), len(comp.groups)]
+            pieces.append(np.array(sizes + comp.coeffs + comp.groups, dtype=np.int64))
+            pieces.append(comp.marginals.ravel())
+        need = self.need.copy()
+        grid = self.cells.copy()
+        return _Plan(
+            frozen(np.concatenate(pieces)),
+            frozen(_single_shares(rest, self.shape)[0]),
+            math.prod(rest.single_coeffs.tolist()),
+            need,
+            frozen(need),
+            grid,
+            frozen(grid),
+        )
+
+
+class _Plan(NamedTuple):
+    """What :meth:`_Prober.look` passes for every number (see
+    :func:`~numsweeper.solver.probe.probe_outlook`)."""
+
+    rest: NDArray[np.int64]  # every part but the cell's own, counted
+    rest_p: NDArray[np.float64]  # their groups' probabilities, where they have one total
+    factor: int  # the counts of those of one total, multiplied
+    need: NDArray[np.int64]  # what each number needs (the cell's own set per call)
+    need_view: NDArray[np.int64]  # (read-only)
+    grid: NDArray[np.int8]  # the position (the cell set per call)
+    grid_view: NDArray[np.int8]  # (read-only)
 
 
 class _Given:

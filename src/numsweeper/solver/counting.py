@@ -44,13 +44,17 @@ from ._jit import helper, kernel, readonly, subroutine
 __all__ = [
     "EMPTY",
     "FALLBACK",
+    "LIMIT",
     "OK",
     "TOO_LARGE",
     "Empty",
     "Poly",
     "TooLarge",
+    "add_scaled",
+    "checked_mul",
     "convolve",
     "count_exact",
+    "count_part",
     "count_parts",
     "long_ints",
     "middle",
@@ -61,7 +65,7 @@ OK = 0
 FALLBACK = 1  # a count would leave int64, or a cut is too wide to pack
 EMPTY = 2  # no layout survives the step returned
 TOO_LARGE = 3  # the step returned leaves more than max_states states
-_LIMIT = 1 << 61  # every stored count stays at or below this: sums never wrap
+LIMIT = 1 << 61  # every stored count stays at or below this: sums never wrap
 _WIDEST = 64  # most constraints one cut may separate
 _MOST_MARGINALS = 1 << 24  # most counts a component's marginals may hold (128 MB)
 
@@ -562,11 +566,11 @@ def _itself(poly: Poly) -> Poly:
 
 
 @helper
-def _mul(a: int, b: int) -> int:
-    """``a * b``, or -1 if it would pass ``_LIMIT`` (a, b >= 0)."""
+def checked_mul(a: int, b: int) -> int:
+    """``a * b``, or -1 if it would pass :data:`LIMIT` (``a, b >= 0``)."""
     if a == 0 or b == 0:
         return 0
-    if a > _LIMIT // b:
+    if a > LIMIT // b:
         return -1
     return a * b
 
@@ -581,17 +585,17 @@ def _grow(pool: NDArray[np.int64], used: int, extra: int) -> NDArray[np.int64]:
 
 
 @helper
-def _add_scaled(
+def add_scaled(
     dst: NDArray[np.int64], at: int, src: NDArray[np.int64], start: int, length: int, w: int
 ) -> bool:
     """``dst[at:at + length] += w * src[start:start + length]``, checked:
-    False (and ``dst`` partly updated) if a count would pass ``_LIMIT``."""
+    False (and ``dst`` partly updated) if a count would pass :data:`LIMIT`."""
     for m in range(length):
-        term = _mul(w, src[start + m])
+        term = checked_mul(w, src[start + m])
         if term < 0:
             return False
         total = dst[at + m] + term
-        if total > _LIMIT:
+        if total > LIMIT:
             return False
         dst[at + m] = total
     return True
@@ -886,7 +890,7 @@ def count_component(
                 v = t_v[perm[z]]
                 w = binom[size, v]
                 base = used + st_low[s] + v - lo_m
-                if not _add_scaled(pool, base, pool, st_start[s], st_len[s], w):
+                if not add_scaled(pool, base, pool, st_start[s], st_len[s], w):
                     return FALLBACK, -1, empty, marg
             keys[t] = t_key[perm[x]]
             st_start[t] = used
@@ -963,10 +967,10 @@ def count_component(
                 v = tail_v[z]
                 w = binom[size, v]
                 base = c_low[r] + v - lo_m
-                if not _add_scaled(buf, base, cpool, c_start[r], c_len[r], w):
+                if not add_scaled(buf, base, cpool, c_start[r], c_len[r], w):
                     return FALLBACK, -1, empty, marg
                 if v:  # the completions weighted by the step's mines
-                    if not _add_scaled(mined, base, cpool, c_start[r], c_len[r], w * v):
+                    if not add_scaled(mined, base, cpool, c_start[r], c_len[r], w * v):
                         return FALLBACK, -1, empty, marg
                     any_mined = True
             hpool = _grow(hpool, h_used, length)
@@ -987,12 +991,12 @@ def count_component(
                     for b in range(length):
                         if mined[b] == 0:
                             continue
-                        term = _mul(pa, mined[b])
+                        term = checked_mul(pa, mined[b])
                         if term < 0:
                             return FALLBACK, -1, empty, marg
                         at = pl + a + lo_m + b
                         total = marg[i, at] + term
-                        if total > _LIMIT:
+                        if total > LIMIT:
                             return FALLBACK, -1, empty, marg
                         marg[i, at] = total
         # layer i's completions become the next step's; reuse the old buffers
@@ -1001,6 +1005,86 @@ def count_component(
         c_len, h_len = h_len, c_len
         cpool, hpool = hpool, cpool
     return OK, -1, poly_out, marg
+
+
+@subroutine
+def count_part(
+    sizes: NDArray[np.int64],
+    grp_ptr: NDArray[np.int64],
+    grp_idx: NDArray[np.int64],
+    part_ptr: NDArray[np.int64],
+    order: NDArray[np.int64],
+    need: NDArray[np.int64],
+    j: int,
+    max_states: int,
+    number: NDArray[np.int64],
+) -> tuple[int, int, int, int, int, NDArray[np.int64], NDArray[np.int64]]:
+    """Count part ``j`` of a structure (the arguments of :func:`count_parts`).
+
+    Returns ``(status, step, low, first, last, counts, marginals)``: the
+    :func:`count_component` status and step (-1 if :data:`OK`) and, where it
+    is :data:`OK`, the part's layouts by mine total, ``low`` mines at
+    ``counts[first]`` and one more at each index up to ``last`` (the
+    first and the last not zero), and the same for each of its groups in
+    elimination order, weighted by that group's mines
+    (``marginals[x, first:last + 1]``).  ``number`` is scratch, -1 for
+    each number, and left so.
+
+    A part of one group with numbers needs every one of them to show the
+    same count ``v``, and then has ``C(size, v)`` layouts: that is counted
+    in place (a huge board has hundreds of thousands of such parts).
+    """
+    a, b = part_ptr[j], part_ptr[j + 1]
+    k = b - a
+    g = order[a]
+    if k == 1 and grp_ptr[g + 1] > grp_ptr[g] and sizes[g] <= 60:
+        size = sizes[g]
+        v = need[grp_idx[grp_ptr[g]]]
+        fits = 0 <= v <= size
+        for p in range(grp_ptr[g], grp_ptr[g + 1]):
+            fits = fits and need[grp_idx[p]] == v
+        layouts = 1
+        if fits:
+            for x in range(v):
+                layouts = layouts * (size - x) // (x + 1)
+        counts = np.full(1, layouts, dtype=np.int64)
+        marginals = np.full((1, 1), v * layouts, dtype=np.int64)
+        if not fits:
+            return EMPTY, 0, 0, 0, 0, counts, marginals
+        return OK, -1, v, 0, 0, counts, marginals
+    # the part's inputs in elimination order, numbers renumbered from 0
+    p_sizes = np.empty(k, dtype=np.int64)
+    ptr = np.zeros(k + 1, dtype=np.int64)
+    for x in range(k):
+        g = order[a + x]
+        p_sizes[x] = sizes[g]
+        ptr[x + 1] = ptr[x] + grp_ptr[g + 1] - grp_ptr[g]
+    idx = np.empty(ptr[k], dtype=np.int64)
+    ids = np.empty(ptr[k], dtype=np.int64)
+    count = 0
+    for x in range(k):
+        g = order[a + x]
+        for p in range(grp_ptr[g], grp_ptr[g + 1]):
+            c = grp_idx[p]
+            if number[c] < 0:
+                number[c] = count
+                ids[count] = c
+                count += 1
+            idx[ptr[x] + p - grp_ptr[g]] = number[c]
+    p_need = np.empty(count, dtype=np.int64)
+    for q in range(count):
+        p_need[q] = need[ids[q]]
+        number[ids[q]] = -1
+    st, step, counts, marginals = count_component(p_sizes, ptr, idx, p_need, max_states)
+    if st != OK:
+        return st, step, 0, 0, 0, counts, marginals
+    first = 0
+    while counts[first] == 0:
+        first += 1
+    last = counts.shape[0] - 1
+    while counts[last] == 0:
+        last -= 1
+    return OK, -1, first, first, last, counts, marginals
 
 
 @kernel(
@@ -1041,11 +1125,8 @@ def count_parts(
     group, its mine-weighted count and its part's count; ``factors`` holds
     those parts' counts other than 1.  ``summary`` is ``(low, wide,
     trouble)``: those parts' mine totals summed, how many parts of several
-    totals were counted, and how many were not :data:`OK`.
-
-    A part of one group with numbers needs every one of them to show the
-    same count ``v``, and then has ``C(size, v)`` layouts: that is counted
-    in place (a huge board has hundreds of thousands of such parts).
+    totals were counted, and how many were not :data:`OK`.  Each part is
+    counted by :func:`count_part`.
     """
     n_todo = todo.shape[0]
     info = np.zeros((n_todo, 5), dtype=np.int64)
@@ -1059,64 +1140,16 @@ def count_parts(
     number = np.full(need.shape[0], -1, dtype=np.int64)  # renumbering, reset per part
     for t in range(n_todo):
         j = todo[t]
-        a, b = part_ptr[j], part_ptr[j + 1]
-        k = b - a
-        g = order[a]
-        if k == 1 and grp_ptr[g + 1] > grp_ptr[g] and sizes[g] <= 60:
-            size = sizes[g]
-            v = need[grp_idx[grp_ptr[g]]]
-            fits = 0 <= v <= size
-            for p in range(grp_ptr[g], grp_ptr[g + 1]):
-                fits = fits and need[grp_idx[p]] == v
-            if not fits:
-                info[t, 0] = EMPTY
-                info[t, 1] = 0
-                summary[2] += 1
-                continue
-            layouts = 1
-            for x in range(v):
-                layouts = layouts * (size - x) // (x + 1)
-            counts = np.full(1, layouts, dtype=np.int64)
-            marginals = np.full((1, 1), v * layouts, dtype=np.int64)
-            first = last = 0
-            info[t, 2] = v
-        else:
-            # the part's inputs in elimination order, numbers renumbered from 0
-            p_sizes = np.empty(k, dtype=np.int64)
-            ptr = np.zeros(k + 1, dtype=np.int64)
-            for x in range(k):
-                g = order[a + x]
-                p_sizes[x] = sizes[g]
-                ptr[x + 1] = ptr[x] + grp_ptr[g + 1] - grp_ptr[g]
-            idx = np.empty(ptr[k], dtype=np.int64)
-            ids = np.empty(ptr[k], dtype=np.int64)
-            count = 0
-            for x in range(k):
-                g = order[a + x]
-                for p in range(grp_ptr[g], grp_ptr[g + 1]):
-                    c = grp_idx[p]
-                    if number[c] < 0:
-                        number[c] = count
-                        ids[count] = c
-                        count += 1
-                    idx[ptr[x] + p - grp_ptr[g]] = number[c]
-            p_need = np.empty(count, dtype=np.int64)
-            for q in range(count):
-                p_need[q] = need[ids[q]]
-                number[ids[q]] = -1
-            st, at, counts, marginals = count_component(p_sizes, ptr, idx, p_need, max_states)
-            info[t, 0] = st
-            info[t, 1] = at
-            if st != OK:
-                summary[2] += 1
-                continue
-            first = 0
-            while counts[first] == 0:
-                first += 1
-            last = counts.shape[0] - 1
-            while counts[last] == 0:
-                last -= 1
-            info[t, 2] = first
+        k = part_ptr[j + 1] - part_ptr[j]
+        st, step, low, first, last, counts, marginals = count_part(
+            sizes, grp_ptr, grp_idx, part_ptr, order, need, j, max_states, number
+        )
+        info[t, 0] = st
+        info[t, 1] = step
+        if st != OK:
+            summary[2] += 1
+            continue
+        info[t, 2] = low
         w = last - first + 1
         info[t, 3] = w
         info[t, 4] = used
@@ -1133,7 +1166,7 @@ def count_parts(
             bigger[:n_single] = single[:n_single]
             single = bigger
         for x in range(k):
-            single[n_single, 0] = order[a + x]
+            single[n_single, 0] = order[part_ptr[j] + x]
             single[n_single, 1] = marginals[x, first]
             single[n_single, 2] = counts[first]
             n_single += 1

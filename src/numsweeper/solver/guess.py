@@ -42,16 +42,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import Protocol
 
 import numpy as np
-from numba import types as nt
 from numpy.typing import NDArray
 
 from .._constants import FLAG, HIDDEN
 from .._kernels import adjacent_counts
 from ..errors import InvalidBoardError
-from ._jit import frozen, kernel, readonly
+from ._jit import frozen
 from .analysis import Analysis, Analyzer
+from .probe import outlook
 
 __all__ = [
     "candidates",
@@ -77,8 +78,27 @@ MAX_CANDIDATES = 100
 Cell = tuple[int, int]
 #: Frontier mine totals, their shares of all layouts, and the mines left.
 _Dist = tuple[NDArray[np.float64], NDArray[np.float64], int]
-#: ``prober(visible, mines, cell)(n)`` analyses ``visible`` with ``cell`` shown as ``n``.
-Prober = Callable[[NDArray[np.int8], int, Cell], Callable[[int], Analysis]]
+
+
+class Shown(Protocol):
+    """A cell of a position shown as each number in turn (:meth:`Analyzer.prober`)."""
+
+    def __call__(self, n: int) -> Analysis:
+        """The analysis of the position with the cell shown as ``n``."""
+        ...
+
+    def look(self, n: int, off_at: int) -> tuple[int, float, float, bool] | None:
+        """What the look-ahead reads of that analysis, compiled, or None.
+
+        ``(layouts, s1, s2, live_safe)``: its ``layouts`` and its
+        :func:`outlook` (with ``off_at``), the same integers and floats;
+        None where only the analysis itself can tell (it may raise).
+        """
+        ...
+
+
+#: ``prober(visible, mines, cell)`` shows ``cell`` of ``visible`` as each number.
+Prober = Callable[[NDArray[np.int8], int, Cell], Shown]
 
 
 class _Influence:
@@ -328,11 +348,12 @@ def hill_guess(
     clickable : ndarray of bool, shape (rows, cols)
         Cells that may be clicked (hidden, not flagged).
     prober : callable
-        ``prober(cells, mines, cell)`` returns a function that analyses
-        ``cells`` with ``cell`` shown as a given number, for the look-ahead
-        (what it does not need to redo for each number is done once:
-        :meth:`Analyzer.prober`; the policy's keeps each analysis in its
-        memory).
+        ``prober(cells, mines, cell)`` returns a :class:`Shown`: what the
+        look-ahead reads of ``cells`` with ``cell`` shown as a given
+        number, compiled where it can be, else the analysis itself (what
+        it does not need to redo for each number is done once:
+        :meth:`Analyzer.prober`; the policy's keeps each analysis it makes
+        in its memory).
     engine : Analyzer
         The engine that counts the influence factor's layouts.
     max_states : int
@@ -424,7 +445,7 @@ def hill_guess(
         near = undecided[max(r - 1, 0) : r + 2, max(c - 1, 0) : c + 2]
         expected = lo + float(q0[max(r - 1, 0) : r + 2, max(c - 1, 0) : c + 2][near].sum())
         seen: dict[int, tuple[float, float, bool]] = {}
-        shown: Callable[[int], Analysis] | None = None  # (made on first use)
+        shown: Shown | None = None  # (made on first use)
         unseen_0 = unseen
         reached = 0.0  # the score so far, in the order seen
         for n in sorted(range(lo, hi + 1), key=lambda n: (abs(n - expected), n)):
@@ -445,16 +466,20 @@ def hill_guess(
             try:
                 if shown is None:
                     shown = prober(cells, mines, (r, c))
-                b = shown(n)
+                found = shown.look(n, off_at)
+                if found is None:  # (the analysis itself)
+                    b = shown(n)
+                    front_flat, front_p = b.frontier_probabilities()
+                    s1, s2, live_safe = outlook(
+                        frozen(probe), front_flat, front_p, b.off_probability, off_at
+                    )
+                    found = b.layouts, s1, s2, live_safe
+                    exact = exact and b.exact
             except InvalidBoardError:
                 continue
-            weight = b.layouts / total
+            layouts, s1, s2, live_safe = found
+            weight = layouts / total
             unseen -= weight
-            exact = exact and b.exact
-            front_flat, front_p = b.frontier_probabilities()
-            s1, s2, live_safe = outlook(
-                frozen(probe), front_flat, front_p, b.off_probability, off_at
-            )
             seen[n] = weight, 4 * s1 + s2, live_safe
             reached += weight * (4 * s1 + s2) / 5
         else:
@@ -625,139 +650,3 @@ def forced_pair(
             except InvalidBoardError:
                 return (r, c), (r + dr, c + dc)
     return None
-
-
-# -- kernels ------------------------------------------------------------------
-
-
-@kernel(
-    readonly(nt.int8[:, ::1]),
-    readonly(nt.int64[::1]),
-    readonly(nt.float64[::1]),
-    nt.float64,
-    nt.int64,
-)
-def outlook(
-    probe: NDArray[np.int8],
-    front_flat: NDArray[np.intp],
-    front_p: NDArray[np.float64],
-    off_p: float,
-    off_at: int,
-) -> tuple[float, float, bool]:
-    """The two best living safeties after a click, and whether a living cell is safe.
-
-    Parameters
-    ----------
-    probe : ndarray of int8, shape (rows, cols)
-        Visible state after the click.
-    front_flat, front_p : ndarray of intp and of float64, shape (k,)
-        Its frontier cells (flat indices) and their mine probabilities
-        (:meth:`Analysis.frontier_probabilities`).
-    off_p : float
-        The mine probability of its other hidden cells
-        (:attr:`Analysis.off_probability`).
-    off_at : int
-        Flat index of a hidden cell next to no number, or -1 if there is
-        none.
-
-    Returns
-    -------
-    s1, s2 : float
-        The two best safeties among the living cells and two copies of the
-        off-frontier safety (0 where there are fewer cells).
-    live_safe : bool
-        Whether some living cell is certainly safe.
-
-    Notes
-    -----
-    A hidden cell that is not a certain mine is *dead* when none of its
-    neighbours is undecided, or when its undecided neighbours are exactly
-    those of some revealed number: its own number is then that number's
-    need plus the certain mines around it (a sufficient test: Hill's).  Only
-    as many cells as needed are tested, safest first (a stable sort: by
-    probability, then row-major), on a bordered byte grid (1 undecided, 2
-    revealed).
-    """
-    rows, cols = probe.shape
-    q = np.full(rows * cols, off_p)  # (read at hidden cells only)
-    for i in range(front_flat.shape[0]):
-        q[front_flat[i]] = front_p[i]
-    width = cols + 2
-    kind = np.zeros((rows + 2) * width, dtype=np.uint8)
-    n_hidden = 0
-    for r in range(rows):
-        for c in range(cols):
-            v = probe[r, c]
-            if v >= 0:
-                kind[(r + 1) * width + c + 1] = 2
-            elif 0.0 < q[r * cols + c] < 1.0:
-                kind[(r + 1) * width + c + 1] = 1
-            if v == -1:  # HIDDEN: clickable (a flag is hidden, not clickable)
-                n_hidden += 1
-    flat = np.empty(n_hidden, dtype=np.int64)
-    qf = np.empty(n_hidden, dtype=np.float64)
-    j = 0
-    for r in range(rows):
-        for c in range(cols):
-            if probe[r, c] == -1:
-                flat[j] = r * cols + c
-                qf[j] = q[r * cols + c]
-                j += 1
-    # the neighbour offsets in increasing order; with the cell's own, 0
-    around = np.array(
-        [-width - 1, -width, -width + 1, -1, 1, width - 1, width, width + 1], dtype=np.int64
-    )
-    with_own = np.array(
-        [-width - 1, -width, -width + 1, -1, 0, 1, width - 1, width, width + 1], dtype=np.int64
-    )
-    own = np.empty(8, dtype=np.int64)
-    theirs = np.empty(9, dtype=np.int64)
-    found = np.zeros(6, dtype=np.float64)  # the safeties found, then 0, 0, floor, floor
-    n_found = 0
-    live_safe = False
-    for jj in np.argsort(qf, kind="mergesort"):  # stable
-        qi = qf[jj]
-        if qi < 1.0:
-            r, c = flat[jj] // cols, flat[jj] % cols
-            i = (r + 1) * width + c + 1
-            n_own = 0
-            for o in around:
-                if kind[i + o] & 1:
-                    own[n_own] = i + o
-                    n_own += 1
-            if n_own == 0:
-                continue  # no undecided neighbour
-            # a number with the same undecided neighbours touches all of them,
-            # so it is next to the first of them (own is in increasing order)
-            dead = False
-            for o in around:
-                v = own[0] + o
-                if not kind[v] & 2:
-                    continue
-                n_theirs = 0
-                for p in with_own:
-                    if kind[v + p] & 1:
-                        theirs[n_theirs] = v + p
-                        n_theirs += 1
-                if n_theirs == n_own:
-                    same = True
-                    for k in range(n_own):
-                        if theirs[k] != own[k]:
-                            same = False
-                            break
-                    if same:
-                        dead = True
-                        break
-            if dead:
-                continue
-        if n_found == 0 and qi == 0.0:
-            live_safe = True
-        found[n_found] = 1.0 - qi
-        n_found += 1
-        if n_found == 2:
-            break
-    floor = 1.0 - off_p if off_at >= 0 else 0.0
-    found[4] = floor
-    found[5] = floor
-    best = np.sort(found)
-    return best[5], best[4], live_safe

@@ -61,7 +61,6 @@ import math
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -467,25 +466,9 @@ class SolverPolicy:
             while len(self._analyses) > kept:
                 self._analyses.popitem(last=False)
 
-    def _probe(
-        self, cells: NDArray[np.int8], mines: int, cell: tuple[int, int]
-    ) -> Callable[[int], Analysis]:
+    def _probe(self, cells: NDArray[np.int8], mines: int, cell: tuple[int, int]) -> _Shown:
         """:meth:`_analyze` of ``cells`` with ``cell`` shown as each number in turn."""
-        shown: list[Callable[[int], Analysis]] = []  # made on the first number not kept
-
-        def analysed(n: int) -> Analysis:
-            probe = cells.copy()
-            probe[cell] = n
-            a = self._analyzed(probe, mines)
-            if a is None:
-                if not shown:
-                    engine, states = self._engine, self.max_states
-                    shown.append(_Prober(engine, cells, mines, cell, states, checked=True))
-                a = shown[0](n)
-                self._keep(probe, mines, a)
-            return a
-
-        return analysed
+        return _Shown(self, cells, mines, cell)
 
     def _analyzed(self, cells: NDArray[np.int8], mines: int) -> Analysis | None:
         """The remembered analysis of this exact position, if any."""
@@ -574,6 +557,47 @@ class SolverPolicy:
             tolerance=self.tolerance,
             limit=self.candidates,
         )
+
+
+class _Shown:
+    """A cell shown as each number, through a policy's memory of analyses.
+
+    The look-ahead's :class:`~numsweeper.solver.guess.Shown`: a position
+    the policy has analysed is read from its memory; one it has not is
+    looked at compiled where that applies (:meth:`_Prober.look`, and not
+    kept: should it arise, it is analysed afresh, to the same floats), or
+    else analysed and kept.
+    """
+
+    def __init__(
+        self, policy: SolverPolicy, cells: NDArray[np.int8], mines: int, cell: tuple[int, int]
+    ) -> None:
+        self.policy, self.cells, self.mines, self.cell = policy, cells, mines, cell
+        self.prober: _Prober | None = None  # (made on the first number not kept)
+
+    def _made(self) -> _Prober:
+        if self.prober is None:
+            engine, states = self.policy._engine, self.policy.max_states
+            self.prober = _Prober(engine, self.cells, self.mines, self.cell, states, checked=True)
+        return self.prober
+
+    def _shown(self, n: int) -> NDArray[np.int8]:
+        probe = self.cells.copy()
+        probe[self.cell] = n
+        return probe
+
+    def __call__(self, n: int) -> Analysis:
+        probe = self._shown(n)
+        a = self.policy._analyzed(probe, self.mines)
+        if a is None:
+            a = self._made()(n)
+            self.policy._keep(probe, self.mines, a)
+        return a
+
+    def look(self, n: int, off_at: int) -> tuple[int, float, float, bool] | None:
+        if self.policy._analyzed(self._shown(n), self.mines) is not None:
+            return None  # (kept: read)
+        return self._made().look(n, off_at)
 
 
 #: Past this many off-frontier cells (huge boards early on) a guess skips

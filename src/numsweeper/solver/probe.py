@@ -1,0 +1,428 @@
+"""The look-ahead's probes, compiled: a position with one cell shown as a number.
+
+Private to :mod:`numsweeper.solver.analysis` and :mod:`numsweeper.solver.
+guess`.  The look-ahead (:func:`~numsweeper.solver.guess.hill_guess`)
+asks of each number ``n`` a candidate cell may show two things: the
+share of the layouts in which it shows ``n``, and the two best living
+safeties after it (its *outlook*, :func:`outlook`).  :func:`probe_outlook`
+answers both in one call, from the count of the cell's own component (the
+rest of the frontier is counted once per cell, in Python) to the outlook,
+without an :class:`~numsweeper.solver.analysis.Analysis`: the same
+integers as the exact engine's, in int64, and the same floats.
+
+Every integer is checked against :data:`~numsweeper.solver.counting.LIMIT`;
+where one would not fit, or a count is not plain (no layout, too many
+states, a count past int64), the kernel says so and the caller takes the
+exact engine's path.  The floats are the engine's because each is the
+quotient of two integers below ``2**53``: both convert to floats exactly,
+and the division rounds correctly, as Python's ``int / int`` does for the
+same ratio, whatever factor the two programmes scale it by.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import types as nt
+from numpy.typing import NDArray
+
+from ._jit import helper, kernel, readonly
+from .counting import FALLBACK, LIMIT, OK, add_scaled, checked_mul, count_part
+
+__all__ = ["outlook", "probe_outlook"]
+
+#: Integers below this convert to floats exactly.
+_EXACT_FLOATS = 2**53
+
+
+@helper
+def _convolve(a: NDArray[np.int64], b: NDArray[np.int64]) -> tuple[bool, NDArray[np.int64]]:
+    """The product of two polynomials of counts, checked (False if past ``LIMIT``)."""
+    out = np.zeros(a.shape[0] + b.shape[0] - 1, dtype=np.int64)
+    for i in range(a.shape[0]):
+        if not add_scaled(out, i, b, 0, b.shape[0], a[i]):
+            return False, out
+    return True, out
+
+
+@helper
+def _dot(a: NDArray[np.int64], b: NDArray[np.int64], at: int) -> int:
+    """``sum(a[t] * b[at + t])``, or -1 if a term or the sum passes ``LIMIT``."""
+    total = 0
+    for t in range(a.shape[0]):
+        term = checked_mul(a[t], b[at + t])
+        if term < 0:
+            return -1
+        total += term
+        if total > LIMIT:
+            return -1
+    return total
+
+
+@helper
+def _ratio(num: int, whole: int) -> float:
+    """``num / whole`` if both convert to floats exactly, else -1.0 (``0 <= num``)."""
+    if whole <= 0 or whole >= _EXACT_FLOATS or num > whole:
+        return -1.0
+    return num / whole
+
+
+@helper
+def _weights(
+    scaled: NDArray[np.int64], low: int, mines: int, unconstrained: int
+) -> tuple[bool, NDArray[np.int64]]:
+    """Integers proportional to ``C(u, m - low - k)`` for each total ``low + k``.
+
+    The exact engine's weights (``_binomial_weights``, reduced by their
+    common factor): the smallest integers in that proportion, 0 where
+    ``scaled[k]`` is 0 or the mines left do not fit off the frontier.
+    From ``n0``, the fewest mines off the frontier, each next weight is
+    the last times ``(u - j) / (j + 1)``: the ones before are scaled by
+    what that fraction's denominator does not cancel, which keeps them
+    the smallest integers of their proportion.  False if one would pass
+    ``LIMIT``, or if no total fits (the caller then takes the engine's
+    path, which raises).
+    """
+    n_totals = scaled.shape[0]
+    context = np.zeros(n_totals, dtype=np.int64)
+    first, last = -1, -1
+    for k in range(n_totals):
+        if scaled[k] and 0 <= mines - low - k <= unconstrained:
+            if first < 0:
+                first = k
+            last = k
+    if first < 0:
+        return False, context
+    n0, n1 = mines - low - last, mines - low - first
+    x = np.zeros(n1 - n0 + 1, dtype=np.int64)  # x[i] ~ C(u, n0 + i)
+    x[0] = 1
+    for j in range(n0, n1):
+        up, down = unconstrained - j, j + 1
+        g = math.gcd(up, down)
+        up, down = up // g, down // g
+        i = j - n0
+        g = math.gcd(x[i], down)
+        step = checked_mul(x[i] // g, up)
+        if step < 0:
+            return False, context
+        scale = down // g  # (prime to step: x stays the smallest integers)
+        if scale > 1:
+            for t in range(i + 1):
+                x[t] = checked_mul(x[t], scale)
+                if x[t] < 0:
+                    return False, context
+        x[i + 1] = step
+    common = 0
+    for k in range(first, last + 1):
+        if scaled[k]:
+            context[k] = x[mines - low - k - n0]
+            common = math.gcd(common, context[k])
+    for k in range(first, last + 1):
+        context[k] //= common
+    return True, context
+
+
+@kernel(
+    readonly(nt.int8[:, ::1]),
+    readonly(nt.int64[::1]),
+    readonly(nt.float64[::1]),
+    nt.float64,
+    nt.int64,
+)
+def outlook(
+    probe: NDArray[np.int8],
+    front_flat: NDArray[np.intp],
+    front_p: NDArray[np.float64],
+    off_p: float,
+    off_at: int,
+) -> tuple[float, float, bool]:
+    """The two best living safeties after a click, and whether a living cell is safe.
+
+    Parameters
+    ----------
+    probe : ndarray of int8, shape (rows, cols)
+        Visible state after the click.
+    front_flat, front_p : ndarray of intp and of float64, shape (k,)
+        Its frontier cells (flat indices) and their mine probabilities
+        (:meth:`Analysis.frontier_probabilities`).
+    off_p : float
+        The mine probability of its other hidden cells
+        (:attr:`Analysis.off_probability`).
+    off_at : int
+        Flat index of a hidden cell next to no number, or -1 if there is
+        none.
+
+    Returns
+    -------
+    s1, s2 : float
+        The two best safeties among the living cells and two copies of the
+        off-frontier safety (0 where there are fewer cells).
+    live_safe : bool
+        Whether some living cell is certainly safe.
+
+    Notes
+    -----
+    A hidden cell that is not a certain mine is *dead* when none of its
+    neighbours is undecided, or when its undecided neighbours are exactly
+    those of some revealed number: its own number is then that number's
+    need plus the certain mines around it (a sufficient test: Hill's).  Only
+    as many cells as needed are tested, safest first (a stable sort: by
+    probability, then row-major), on a bordered byte grid (1 undecided, 2
+    revealed).
+    """
+    rows, cols = probe.shape
+    q = np.full(rows * cols, off_p)  # (read at hidden cells only)
+    for i in range(front_flat.shape[0]):
+        q[front_flat[i]] = front_p[i]
+    width = cols + 2
+    kind = np.zeros((rows + 2) * width, dtype=np.uint8)
+    n_hidden = 0
+    for r in range(rows):
+        for c in range(cols):
+            v = probe[r, c]
+            if v >= 0:
+                kind[(r + 1) * width + c + 1] = 2
+            elif 0.0 < q[r * cols + c] < 1.0:
+                kind[(r + 1) * width + c + 1] = 1
+            if v == -1:  # HIDDEN: clickable (a flag is hidden, not clickable)
+                n_hidden += 1
+    flat = np.empty(n_hidden, dtype=np.int64)
+    qf = np.empty(n_hidden, dtype=np.float64)
+    j = 0
+    for r in range(rows):
+        for c in range(cols):
+            if probe[r, c] == -1:
+                flat[j] = r * cols + c
+                qf[j] = q[r * cols + c]
+                j += 1
+    # the neighbour offsets in increasing order; with the cell's own, 0
+    around = np.array(
+        [-width - 1, -width, -width + 1, -1, 1, width - 1, width, width + 1], dtype=np.int64
+    )
+    with_own = np.array(
+        [-width - 1, -width, -width + 1, -1, 0, 1, width - 1, width, width + 1], dtype=np.int64
+    )
+    own = np.empty(8, dtype=np.int64)
+    theirs = np.empty(9, dtype=np.int64)
+    found = np.zeros(6, dtype=np.float64)  # the safeties found, then 0, 0, floor, floor
+    n_found = 0
+    live_safe = False
+    for jj in np.argsort(qf, kind="mergesort"):  # stable
+        qi = qf[jj]
+        if qi < 1.0:
+            r, c = flat[jj] // cols, flat[jj] % cols
+            i = (r + 1) * width + c + 1
+            n_own = 0
+            for o in around:
+                if kind[i + o] & 1:
+                    own[n_own] = i + o
+                    n_own += 1
+            if n_own == 0:
+                continue  # no undecided neighbour
+            # a number with the same undecided neighbours touches all of them,
+            # so it is next to the first of them (own is in increasing order)
+            dead = False
+            for o in around:
+                v = own[0] + o
+                if not kind[v] & 2:
+                    continue
+                n_theirs = 0
+                for p in with_own:
+                    if kind[v + p] & 1:
+                        theirs[n_theirs] = v + p
+                        n_theirs += 1
+                if n_theirs == n_own:
+                    same = True
+                    for k in range(n_own):
+                        if theirs[k] != own[k]:
+                            same = False
+                            break
+                    if same:
+                        dead = True
+                        break
+            if dead:
+                continue
+        if n_found == 0 and qi == 0.0:
+            live_safe = True
+        found[n_found] = 1.0 - qi
+        n_found += 1
+        if n_found == 2:
+            break
+    floor = 1.0 - off_p if off_at >= 0 else 0.0
+    found[4] = floor
+    found[5] = floor
+    best = np.sort(found)
+    return best[5], best[4], live_safe
+
+
+@kernel(
+    readonly(nt.int64[::1]),
+    readonly(nt.int64[::1]),
+    readonly(nt.int64[::1]),
+    readonly(nt.int64[::1]),
+    readonly(nt.int64[::1]),
+    readonly(nt.int64[::1]),
+    nt.int64,
+    nt.int64,
+    readonly(nt.int64[::1]),
+    readonly(nt.float64[::1]),
+    readonly(nt.int64[::1]),
+    readonly(nt.int64[::1]),
+    readonly(nt.int8[:, ::1]),
+    nt.int64,
+)
+def probe_outlook(
+    sizes: NDArray[np.int64],
+    grp_ptr: NDArray[np.int64],
+    grp_idx: NDArray[np.int64],
+    part_ptr: NDArray[np.int64],
+    order: NDArray[np.int64],
+    need: NDArray[np.int64],
+    own: int,
+    max_states: int,
+    rest: NDArray[np.int64],
+    rest_p: NDArray[np.float64],
+    front_flat: NDArray[np.intp],
+    group_of: NDArray[np.intp],
+    probe: NDArray[np.int8],
+    off_at: int,
+) -> tuple[int, int, int, int, float, float, bool]:
+    """The layouts and the outlook of a position with one cell shown as a number.
+
+    Parameters
+    ----------
+    sizes, grp_ptr, grp_idx, part_ptr, order : ndarray of int64
+        The position's structure, as :func:`~numsweeper.solver.counting.
+        count_parts` takes it.
+    need : ndarray of int64, shape (n_cons,)
+        What each number needs, the cell's own number included.
+    own : int
+        The part the cell's number is in (counted here), or -1 if it has
+        no hidden neighbour.
+    max_states : int
+        The guard on that count.
+    rest : ndarray of int64
+        Every other part, counted: ``(u, m, low, k)``, the cells off the
+        frontier, the mines, the parts of one mine total's mines summed
+        and how many parts of several totals follow, each as ``(low,
+        width, n_groups)``, its ``width`` counts by mine total from
+        ``low`` on, its groups and their mine-weighted counts (a row of
+        ``width`` per group).
+    rest_p : ndarray of float64, shape (n_groups,)
+        The mine probability of each group of a part of one mine total
+        (the same whatever the cell shows; the others are not read).
+    front_flat, group_of : ndarray of intp, shape (n_front,)
+        The frontier cells and their groups.
+    probe : ndarray of int8, shape (rows, cols)
+        The visible state with the cell shown.
+    off_at : int
+        As :func:`outlook` takes it.
+
+    Returns
+    -------
+    status : int
+        :data:`~numsweeper.solver.counting.OK`, or ``FALLBACK`` if the
+        answer needs the exact engine (see the module notes); the rest is
+        then meaningless.
+    grand, w_ref, n_ref : int
+        The position has ``factor * grand * C(u, n_ref) / w_ref`` layouts,
+        ``factor`` the product of the counts of the parts of one total.
+    s1, s2, live_safe : float, float, bool
+        Its :func:`outlook`.
+
+    Notes
+    -----
+    The cell's own part is taken as a part of several totals even if it
+    has one: its groups' probabilities are the same ratios.  Each part's
+    context (the weight of each of its totals, given the others) is the
+    product of the other parts' counts correlated with the weights, one
+    product per part: a position has a handful of such parts.
+    """
+    fail = (FALLBACK, 0, 0, 0, 0.0, 0.0, False)
+    n_rest = rest[3]
+    if own < 0:
+        data = rest.copy()
+    else:
+        number = np.full(need.shape[0], -1, dtype=np.int64)
+        status, _, own_low, first, last, counts, marginals = count_part(
+            sizes, grp_ptr, grp_idx, part_ptr, order, need, own, max_states, number
+        )
+        if status != OK:
+            return fail
+        # appended to the rest's parts, in their form
+        width = last - first + 1
+        a, b = part_ptr[own], part_ptr[own + 1]
+        at = rest.shape[0]
+        data = np.empty(at + 3 + (b - a + 1) * (width + 1), dtype=np.int64)
+        data[:at] = rest
+        data[at] = own_low
+        data[at + 1] = width
+        data[at + 2] = b - a
+        at += 3
+        data[at : at + width] = counts[first : last + 1]
+        at += width
+        data[at : at + b - a] = order[a:b]
+        at += b - a
+        for x in range(b - a):
+            data[at : at + width] = marginals[x, first : last + 1]
+            at += width
+        n_rest += 1
+    u, m, low = data[0], data[1], data[2]
+    # where each part's counts start in data; its groups and rows follow
+    starts = np.empty(n_rest, dtype=np.int64)
+    at = 4
+    for c in range(n_rest):
+        low += data[at]
+        starts[c] = at + 3
+        at += 3 + data[at + 1] + data[at + 2] * (data[at + 1] + 1)
+    scaled = np.ones(1, dtype=np.int64)
+    for c in range(n_rest):
+        s = starts[c]
+        fits, scaled = _convolve(scaled, data[s : s + data[s - 2]])
+        if not fits:
+            return fail
+    fits, context = _weights(scaled, low, m, u)
+    grand = _dot(scaled, context, 0) if fits else -1
+    if grand <= 0:
+        return fail
+    k_ref = 0
+    while context[k_ref] == 0:
+        k_ref += 1
+    group_p = rest_p.copy()
+    for c in range(n_rest):
+        others = np.ones(1, dtype=np.int64)
+        for d in range(n_rest):
+            if d != c:
+                s = starts[d]
+                fits, others = _convolve(others, data[s : s + data[s - 2]])
+                if not fits:
+                    return fail
+        s = starts[c]
+        width, n_groups = data[s - 2], data[s - 1]
+        weights = np.empty(width, dtype=np.int64)
+        for t in range(width):
+            weights[t] = _dot(others, context, t)
+            if weights[t] < 0:
+                return fail
+        rows = s + width + n_groups
+        for i in range(n_groups):
+            g = data[s + width + i]
+            num = _dot(data[rows + i * width : rows + (i + 1) * width], weights, 0)
+            p = _ratio(num, checked_mul(grand, sizes[g])) if num >= 0 else -1.0
+            if p < 0.0:
+                return fail
+            group_p[g] = p
+    off_p = np.nan
+    if u:
+        mined = 0
+        for k in range(scaled.shape[0]):
+            term = checked_mul(checked_mul(scaled[k], context[k]), m - low - k)
+            if term < 0 or mined + term > LIMIT:
+                return fail
+            mined += term
+        off_p = _ratio(mined, checked_mul(grand, u))
+        if off_p < 0.0:
+            return fail
+    s1, s2, live_safe = outlook(probe, front_flat, group_p[group_of], off_p, off_at)
+    return OK, grand, context[k_ref], m - low - k_ref, s1, s2, live_safe

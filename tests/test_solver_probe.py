@@ -1,0 +1,150 @@
+"""The look-ahead's compiled probes (solver/probe.py): the exact engine's numbers, bit for bit."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from numpy.typing import NDArray
+
+import numsweeper as ns
+from numsweeper.solver import MAX_STATES, Analyzer, SolverPolicy, analyze, guess, policy
+from numsweeper.solver._jit import frozen
+from numsweeper.solver.analysis import _combine
+
+H = int(ns.HIDDEN)
+Cell = tuple[int, int]
+#: One probe: the position, its mines, the cell, the number it shows, off_at.
+Probe = tuple[NDArray[np.int8], int, Cell, int, int]
+
+
+@pytest.fixture(scope="module")
+def expert_probes() -> list[Probe]:
+    """Every probe the policy's look-ahead makes in 30 expert games."""
+    found: list[Probe] = []
+    made = policy.SolverPolicy._probe
+
+    class Recorded:
+        def __init__(self, shown: Any, cells: NDArray[np.int8], mines: int, cell: Cell) -> None:
+            self.shown, self.cells, self.mines, self.cell = shown, cells.copy(), mines, cell
+
+        def __call__(self, n: int) -> Any:
+            return self.shown(n)
+
+        def look(self, n: int, off_at: int) -> Any:
+            found.append((self.cells, self.mines, self.cell, n, off_at))
+            return self.shown.look(n, off_at)
+
+    def recording(self: SolverPolicy, cells: NDArray[np.int8], mines: int, cell: Cell) -> Any:
+        return Recorded(made(self, cells, mines, cell), cells, mines, cell)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(policy.SolverPolicy, "_probe", recording)
+        rows, cols, mines = ns.PRESETS["expert"]
+        solver = SolverPolicy("safe")
+        ns.simulate(30, rows, cols, mines, policy=solver, first_click="safe", seed=5, workers=1)
+    return found
+
+
+def engines_reading(probe: NDArray[np.int8], mines: int, off_at: int) -> tuple[Any, ...]:
+    """What the look-ahead reads of ``analyze(probe)``: layouts and outlook."""
+    b = analyze(probe, mines)
+    front_flat, front_p = b.frontier_probabilities()
+    s1, s2, live_safe = guess.outlook(frozen(probe), front_flat, front_p, b.off_probability, off_at)
+    return b.layouts, s1, s2, live_safe
+
+
+def test_compiled_probes_of_expert_games_are_the_engines_bit_for_bit(
+    expert_probes: list[Probe],
+) -> None:
+    # Every probe of 30 games: where the compiled path answers, its layouts,
+    # weight (layouts over the position's), safeties and live flag are the
+    # exact engine's; where the cell cannot show the number, it leaves the
+    # error to the engine; and it answers nearly every other probe.
+    totals: dict[bytes, int] = {}
+    probers: dict[tuple[bytes, Cell], Any] = {}
+    compiled = fallback = raised = 0
+    for cells, mines, cell, n, off_at in expert_probes:
+        key = cells.tobytes()
+        if key not in totals:
+            totals[key] = analyze(cells, mines).layouts
+        prober = probers.get((key, cell))
+        if prober is None:
+            prober = probers[key, cell] = Analyzer().prober(cells, mines, cell, MAX_STATES)
+        found = prober.look(n, off_at)
+        probe = cells.copy()
+        probe[cell] = n
+        try:
+            want = engines_reading(probe, mines, off_at)
+        except ns.InvalidBoardError:
+            assert found is None
+            with pytest.raises(ns.InvalidBoardError):
+                prober(n)
+            raised += 1
+            continue
+        if found is None:
+            fallback += 1
+            continue
+        assert found == want  # (floats compared with ==)
+        layouts, s1, s2, live_safe = found
+        assert layouts / totals[key] == want[0] / totals[key]
+        assert type(s1) is type(s2) is float and type(live_safe) is bool
+        compiled += 1
+    assert compiled > 1500 and raised > 100, (compiled, fallback, raised)
+    assert fallback < 0.1 * compiled, (compiled, fallback)
+
+
+def test_a_number_the_cell_cannot_show_is_left_to_the_engine() -> None:
+    cells = np.array([[1, H, H], [H, H, H]], dtype=np.int8)
+    prober = Analyzer().prober(cells, 1, (0, 1), MAX_STATES)
+    for n in (2, 5, 8):  # more than its 4 hidden neighbours, or than the 1 mine allows
+        assert prober.look(n, -1) is None
+        with pytest.raises(ns.InvalidBoardError):
+            prober(n)
+    probe = cells.copy()
+    probe[0, 1] = 1
+    assert prober.look(1, -1) == engines_reading(probe, 1, -1)
+
+
+@pytest.mark.parametrize(("pairs", "why"), [(1, "fits"), (2, "ratio"), (3, "int64")])
+def test_a_huge_open_area_falls_back_where_int64_or_exact_floats_end(pairs: int, why: str) -> None:
+    # A 60 x 60 board with few numbers: C(about 3580, mines off the
+    # frontier) over the frontier's totals.  One pair of 2s spans 3 totals and fits;
+    # two span 5, whose weights fit int64 but whose layouts, times the
+    # cells off the frontier, pass 2**53 (the off-frontier probability is
+    # no exact float's ratio); three pass int64 itself.
+    cells = np.full((60, 60), H, dtype=np.int8)
+    cells[0, 0:3] = 1
+    for i in range(pairs):
+        cells[5, 5 + 9 * i : 7 + 9 * i] = 2
+    probe = cells.copy()
+    probe[1, 1] = 1
+    counted = Analyzer()._count(probe, 700, False, MAX_STATES)
+    combined = _combine(counted)
+    fits_int64 = max(combined.context) < 2**61 and combined.grand < 2**61
+    assert fits_int64 == (why != "int64")
+    assert (combined.grand * counted.shape.unconstrained < 2**53) == (why == "fits")
+    found = Analyzer().prober(cells, 700, (1, 1), MAX_STATES).look(1, 0)
+    if why == "fits":
+        assert found == engines_reading(probe, 700, 0)
+    else:
+        assert found is None
+
+
+def test_the_policy_reads_a_kept_analysis_and_keeps_no_compiled_probe() -> None:
+    game = ns.Game.from_preset("expert", seed=3, first_click="safe")
+    game.reveal(8, 15)
+    cells, mines = game.snapshot().cells, game.mine_count
+    solver = SolverPolicy("safe")
+    front_flat, front_p = analyze(cells, mines).frontier_probabilities()
+    r, c = divmod(int(front_flat[(front_p > 0) & (front_p < 1)][0]), cells.shape[1])
+    shown = solver._probe(cells, mines, (r, c))
+    probe = cells.copy()
+    numbers = [n for n in range(9) if shown.look(n, -1) is not None]
+    assert numbers
+    probe[r, c] = numbers[0]
+    assert solver._analyzed(probe, mines) is None  # looked at, not kept
+    kept = shown(numbers[0])  # analysed: kept, and read from then on
+    assert solver._analyzed(probe, mines) is kept
+    assert shown.look(numbers[0], -1) is None and shown(numbers[0]) is kept
