@@ -42,7 +42,8 @@ things, all deductions from visible states and never hidden mines: its exact
 engine's counted components and recent structures (an
 :class:`~numsweeper.solver.Analyzer`), recent analyses (so the position a
 look-ahead probe already analysed is not analysed again when the click shows
-that number), and the certainly safe cells an analysis found (a later
+that number; a probe answered compiled, without an analysis, keeps none),
+and the certainly safe cells an analysis found (a later
 position of the same shape and mine total that still shows every number of
 the earlier one keeps them safe, so they are played without
 a new analysis).  Remembered cells can change *which* certainly safe cell is
