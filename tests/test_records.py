@@ -734,15 +734,16 @@ def test_truncated_npz(cut: float, tmp_path: Path) -> None:
 
 
 def test_memory_limit_counts_moves_too(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    # A machine of 1 GiB: 10 million moves (about 2.5 GB as Move objects in a
-    # Game) are refused from the .npy header, before their data is read.
+    # A machine of 1 GiB: 10 million moves (about 3 GB as Move objects in a
+    # Game, 320 bytes each) are refused from the .npy header, before their
+    # data is read.
     monkeypatch.setattr(_validate, "memory_bytes", lambda: 1 << 30)
     members = npz_members()
     buffer = io.BytesIO()
     header = {"descr": "|u1", "fortran_order": False, "shape": (10**7,)}
     np.lib.format.write_array_header_1_0(buffer, header)
     members["move_kind.npy"] = buffer.getvalue()
-    match = "move_kind.npy claims 10000000 items, more than 4194304"
+    match = f"move_kind.npy claims 10000000 items, more than {2**30 // 320}"
     with pytest.raises(ns.InvalidGameFileError, match=match):
         ns.load_game(write_zip(tmp_path / "moves.npz", members))
     # And a board of 5e8 cells needs 2 GB at 4 bytes per cell.
@@ -756,16 +757,17 @@ def test_memory_limit_counts_moves_too(monkeypatch: pytest.MonkeyPatch, tmp_path
 @pytest.mark.parametrize(
     ("begun", "memory", "match"),
     [
-        (False, 300, "loading the 8000x8000 board takes about 5 bytes per cell"),
-        (True, 500, "8000x8000 board with a start position takes about 9 bytes per cell"),
+        (False, 300, "loading the 8000x8000 board takes about 14 bytes per cell"),
+        (True, 500, "8000x8000 board with a start position takes about 17 bytes per cell"),
     ],
 )
 def test_a_board_that_fits_but_cannot_be_loaded_is_refused_first(
     monkeypatch: pytest.MonkeyPatch, begun: bool, memory: int, match: str
 ) -> None:
     # A game of 8,000 x 8,000 cells takes 4 bytes a cell (256 MB: it fits),
-    # but loading one peaks near 5 (its layout unpacked beside it), or 9 with
-    # a start position: refused from the header, before any allocation.
+    # but loading one peaks near 14 (its layout unpacked beside it and the
+    # flood's labels), or 17 with a start position: refused from the header,
+    # before any allocation.
     monkeypatch.setattr(_validate, "memory_bytes", lambda: memory * 2**20)
     record = good_record()
     record.update(rows=8000, cols=8000, mine_positions=[])

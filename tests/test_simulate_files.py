@@ -163,7 +163,7 @@ def test_a_trace_must_be_the_records_own(
     [
         ("game", [1e300] + [1.0] * 19, "holds 1e+300"),
         ("game", [False] * 20, "holds False"),
-        ("clicks", [None] + [1] * 19, "holds nan"),
+        ("clicks", [None] + [1] * 19, "holds None"),
         ("clicks", [2**40] * 20, "holds 1099511627776, not an integer in -2147483648..2147483647"),
         ("clicks", ["1"] * 20, "holds '1'"),
         ("won", [7] + [0] * 19, "holds 7, not an integer in 0..1"),

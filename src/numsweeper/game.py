@@ -1217,7 +1217,7 @@ class Game:
         ------
         InvalidGameFileError
             If the dict is not a valid game record, its board would not fit
-            in memory while it loads (about 5 bytes per cell, 9 with a start
+            in memory while it loads (about 14 bytes per cell, 17 with a start
             position), or its moves do not reproduce its recorded state.
 
         Examples
