@@ -1231,10 +1231,14 @@ def test_unreadable_paths_raise_os_errors(tmp_path: Path) -> None:
     (tmp_path / "folder.npz").mkdir()
     with pytest.raises(OSError, match=re.escape(f"'{tmp_path / 'folder.npz'}'")):
         ns.load_game(tmp_path / "folder.npz")
-    # (the error names the missing folder, through the temporary file written first)
+    # A save names the file asked for, not the temporary one it writes first,
+    # and leaves no temporary file behind.
     folder = tmp_path / "no" / "such"
-    with pytest.raises(FileNotFoundError, match=re.escape(f"'{folder}{os.sep}")):
+    with pytest.raises(FileNotFoundError, match=re.escape(f"'{folder / 'game.json'}'")):
         ns.save_game(hand_in_progress(), folder / "game.json")
+    with pytest.raises(IsADirectoryError, match=re.escape(f"'{tmp_path / 'folder.npz'}'")):
+        ns.save_game(hand_in_progress(), tmp_path / "folder.npz")
+    assert [p.name for p in tmp_path.iterdir()] == ["folder.npz"]
 
 
 def test_save_replaces_a_file_whole_with_usual_permissions(tmp_path: Path) -> None:

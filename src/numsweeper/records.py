@@ -322,15 +322,21 @@ def _npz_bytes(header: dict[str, Any], record: dict[str, Any]) -> bytes:
 def _write_atomically(target: Path, payload: bytes) -> None:
     # A new name beside the target, opened with mode 0o666 so that the umask
     # applies as for any new file (tempfile.mkstemp would give 0o600).
+    # An error names the file the caller asked for, not the temporary one.
     temporary = target.parent / f".{target.name}.{uuid.uuid4().hex}.tmp"
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
-    handle = os.open(temporary, flags, 0o666)
+    try:
+        handle = os.open(temporary, flags, 0o666)
+    except OSError as exc:
+        raise type(exc)(exc.errno, exc.strerror, str(target)) from None
     try:
         with os.fdopen(handle, "wb") as stream:
             stream.write(payload)
         os.replace(temporary, target)
-    except BaseException:
+    except BaseException as exc:
         os.unlink(temporary)
+        if isinstance(exc, OSError) and exc.errno is not None:
+            raise type(exc)(exc.errno, exc.strerror, str(target)) from None
         raise
 
 
