@@ -299,29 +299,46 @@ def _cold(cells: np.ndarray, mines: int) -> Any:
     return analyze(cells, mines)
 
 
+def _expected_mines(positions: list[tuple[np.ndarray, int]], analyses: list[Any]) -> None:
+    """Each exact analysis's probabilities add up to the mines hidden (no flags
+    here): an identity the count must keep whatever the frontier.  (A relaxed
+    one, past ``MAX_STATES`` on a huge tangled board, keeps only bounds.)"""
+    assert len(analyses) == len(positions)
+    for (cells, mines), a in zip(positions, analyses, strict=True):
+        if not a.exact:
+            continue
+        hidden = a.probabilities[cells < 0]
+        assert abs(float(hidden.sum()) - mines) < 1e-6 * max(mines, 1), (hidden.sum(), mines)
+
+
+def _small_frontier(positions: list[tuple[np.ndarray, int]]) -> list[tuple[np.ndarray, int]]:
+    return [
+        (c, m) for c, m in positions if np.count_nonzero((c < 0) & (adjacent(c >= 0) > 0)) <= 22
+    ]
+
+
 def test_analyze_typical_expert(benchmark: Any) -> None:
     positions = _typical()
-    benchmark(lambda: [_cold(c, m) for c, m in positions])
+    analyses = benchmark(lambda: [_cold(c, m) for c, m in positions])
+    _expected_mines(positions, analyses)
+    small = _small_frontier(positions)[:2]
+    assert [analyze(c, m).layouts for c, m in small] == [backtrack_count(c, m) for c, m in small]
 
 
 def test_backtrack_typical_expert_baseline(benchmark: Any) -> None:
     # the plain-Python counter on the same positions, capped to the ones it
     # finishes quickly (small frontiers); compare per position
     positions = [(c, m) for c, m in _typical() if np.count_nonzero(c < 0) > 0][: size(40, 3)]
-    positions = [
-        (c, m) for c, m in positions if np.count_nonzero((c < 0) & (adjacent(c >= 0) > 0)) <= 22
-    ]
+    positions = _small_frontier(positions)
     assert all(backtrack_count(c, m) == analyze(c, m).layouts for c, m in positions[:3])
     benchmark(lambda: [backtrack_count(c, m) for c, m in positions])
     benchmark.extra_info["positions"] = len(positions)
 
 
 def test_analyze_same_small_frontier_positions(benchmark: Any) -> None:
-    positions = [(c, m) for c, m in _typical()][: size(40, 3)]
-    positions = [
-        (c, m) for c, m in positions if np.count_nonzero((c < 0) & (adjacent(c >= 0) > 0)) <= 22
-    ]
-    benchmark(lambda: [_cold(c, m) for c, m in positions])
+    positions = _small_frontier(_typical()[: size(40, 3)])
+    analyses = benchmark(lambda: [_cold(c, m) for c, m in positions])
+    _expected_mines(positions, analyses)
     benchmark.extra_info["positions"] = len(positions)
 
 
@@ -341,7 +358,8 @@ def _strip(cols: int) -> tuple[np.ndarray, int]:
 
 def test_analyze_long_frontier(benchmark: Any) -> None:
     cells, mines = _strip(size(22, 10))
-    benchmark(_cold, cells, mines)
+    a = benchmark(_cold, cells, mines)
+    _expected_mines([(cells, mines)], [a])
 
 
 def test_backtrack_long_frontier_baseline(benchmark: Any) -> None:
@@ -352,7 +370,10 @@ def test_backtrack_long_frontier_baseline(benchmark: Any) -> None:
 
 def test_analyze_hard_expert(benchmark: Any) -> None:
     positions = hard_positions(size(5, 1))
-    benchmark.pedantic(lambda: [_cold(c, m) for c, m in positions], rounds=1, iterations=1)
+    analyses = benchmark.pedantic(
+        lambda: [_cold(c, m) for c, m in positions], rounds=1, iterations=1
+    )
+    _expected_mines(positions, analyses)
 
 
 def _probes() -> list[list[tuple[np.ndarray, int]]]:
@@ -451,7 +472,8 @@ def two_pass_count_component(
 
 def test_analyze_look_ahead_probes(benchmark: Any) -> None:
     groups = _probes()
-    benchmark(_look_ahead, groups)
+    analyses = benchmark(_look_ahead, groups)
+    _expected_mines([p for g in groups for p in g], analyses)
     benchmark.extra_info["probes"] = sum(len(g) for g in groups)
 
 
@@ -581,7 +603,8 @@ def _batch(k: int) -> np.ndarray:
 
 def test_local_rules_batch(benchmark: Any) -> None:
     batch = _batch(size(256, 4))
-    benchmark(local_rules, batch)
+    safe = benchmark(local_rules, batch)[0]
+    assert all(np.array_equal(local_reference(b), safe[i]) for i, b in enumerate(batch[:2]))
 
 
 def test_local_rules_plain_python_baseline(benchmark: Any) -> None:
@@ -593,7 +616,11 @@ def test_local_rules_plain_python_baseline(benchmark: Any) -> None:
 
 def test_policy_expert_games(benchmark: Any) -> None:
     n = size(40, 1)
-    benchmark.pedantic(lambda: play_chunk(("expert", "safe", 99, 0, n)), rounds=1, iterations=1)
+    tally = benchmark.pedantic(
+        lambda: play_chunk(("expert", "safe", 99, 0, n)), rounds=1, iterations=1
+    )
+    assert tally["games"] == n and 0 <= tally["wins"] <= n
+    assert tally["fingerprint"] == play_chunk(("expert", "safe", 99, 0, n))["fingerprint"]
     benchmark.extra_info["games"] = n
 
 
@@ -716,12 +743,21 @@ def dead_cells(cells: np.ndarray, q: np.ndarray) -> np.ndarray:
 def test_guess_hill_expert(benchmark: Any) -> None:
     # analysis + guess at every guess of 30 expert games, from empty memories
     moves = benchmark(_guess_each, "hill")
+    positions = _guess_positions()
+    assert len(moves) == len(positions)
+    assert all(
+        m is not None and cells[m] == H for (cells, _), m in zip(positions, moves, strict=True)
+    )
     benchmark.extra_info["positions"] = len(moves)
 
 
 def test_guess_lookahead_expert(benchmark: Any) -> None:
     # the same positions with the older, cheaper secondary-safety guess
-    benchmark(_guess_each, "lookahead")
+    moves = benchmark(_guess_each, "lookahead")
+    positions = _guess_positions()
+    assert all(
+        m is not None and cells[m] == H for (cells, _), m in zip(positions, moves, strict=True)
+    )
 
 
 def test_guess_hill_plain_baseline(benchmark: Any) -> None:
@@ -999,7 +1035,8 @@ def test_huge_board_first_click_baseline(benchmark: Any) -> None:
         game = ns.Game.new(side, side, side * side // 100, seed=1, first_click="safe")
         return (game, 0, 0), {}
 
-    benchmark.pedantic(ns.Game.reveal, setup=fresh, rounds=size(3, 1), iterations=1)
+    opened = benchmark.pedantic(ns.Game.reveal, setup=fresh, rounds=size(3, 1), iterations=1)
+    assert len(opened) > side * side // 2  # (1% mines: the first click floods most of it)
 
 
 def test_huge_board_hint_after_the_first_click(benchmark: Any) -> None:
@@ -1020,6 +1057,7 @@ def test_analyze_expert_density_mid_game(benchmark: Any) -> None:
         _CACHE["mid"] = expert_density_mid_game(size(2000, 120))
     cells, mines = _CACHE["mid"]
     a = benchmark.pedantic(analyze, (cells, mines), rounds=1, iterations=1)
+    _expected_mines([(cells, mines)], [a])
     benchmark.extra_info.update(
         frontier=len(a.frontier_probabilities()[0]), exact=a.exact, undecided=int(a.undecided.sum())
     )
@@ -1055,7 +1093,8 @@ def test_long_polynomial_product(benchmark: Any) -> None:
 
 def test_long_polynomial_product_term_by_term_baseline(benchmark: Any) -> None:
     a, b = _long_polynomials()
-    benchmark.pedantic(_term_by_term, (a, b), rounds=size(3, 1), iterations=1)
+    got = benchmark.pedantic(_term_by_term, (a, b), rounds=size(3, 1), iterations=1)
+    assert got[len(a) - 1] == sum(x * y for x, y in zip(a, b[len(a) - 1 :: -1], strict=False))
 
 
 def huge(side: int = 5000, mid_side: int = 2000) -> None:
