@@ -57,8 +57,8 @@ from ..errors import InvalidBoardError, InvalidTypeError
 from ..game import Game, GameState, Snapshot
 from ._jit import frozen
 from .components import Counts, Memory, count_frontier, group_shares, merged
-from .counting import LIMIT, OK, Poly, convolve, long_ints, middle
-from .probe import probe_outlook
+from .counting import LIMIT, OK, Poly, convolve, count_parts, long_ints, middle, unpack
+from .probe import given_shares, probe_outlook
 from .structure import Frontier, frontier
 
 __all__ = ["MAX_STATES", "Analysis", "Analyzer", "analyze"]
@@ -1006,11 +1006,7 @@ class _Prober:
             plan.need[self.at] = n
         plan.grid[self.cell] = n
         status, grand, w_ref, n_ref, s1, s2, live_safe = probe_outlook(
-            shape.sizes,
-            shape.grp_ptr,
-            shape.grp_idx,
-            shape.part_ptr,
-            shape.order,
+            *shape.count_args,
             plan.need_view,
             self.own[0] if self.own else -1,
             min(self.max_states, 2**62),  # (int64)
@@ -1084,6 +1080,10 @@ class _Given:
     position's own order may relax where this one counts exactly, and this
     one then gives the exact count.  (With the default guard no count of
     600 expert games was relaxed.)
+
+    :meth:`look` reads the influence factor's shares of ``given(cells)``
+    in one compiled call, counting again only the parts the cells are in
+    (every part of the position is counted once, on first use).
     """
 
     def __init__(
@@ -1096,8 +1096,13 @@ class _Given:
         revealed = self.cells >= 0
         self.shape = shape = engine.structure(~revealed, revealed)
         self.need = self.cells.ravel()[shape.con_flat].astype(np.int64)
+        self.need_view = frozen(self.need)
         self.front = shape.front_flat.tolist()
         self.group_of = shape.group_of.tolist()
+        # look's input: every part counted (None where look never applies),
+        # made on first use
+        self.parts: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None
+        self.parts_counted = False
 
     def __call__(self, given: Collection[tuple[int, int]]) -> tuple[Poly, int] | None:
         given = [(int(r), int(c)) for r, c in given]
@@ -1146,3 +1151,75 @@ class _Given:
         if not any(0 <= m - low - k <= u for k, x in enumerate(product) if x):
             return None  # the mines left do not fit off the frontier
         return {low + k: factor * x for k, x in enumerate(product) if x}, m
+
+    def look(
+        self, given: Collection[tuple[int, int]]
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64], int] | None:
+        """What the influence factor reads of ``self(given)``, compiled, or None.
+
+        ``(ks, share, m)``: the frontier totals ``k`` of ``self(given)``
+        with room off the frontier for the rest of the ``m`` mines left,
+        increasing (as floats; none where no layout has the given cells all
+        mines), and each one's share of the position's layouts, ``layouts(k)
+        * C(u, m - k) / layouts`` (the float of Python's ``int / int``),
+        both read-only; from one call of :func:`~numsweeper.solver.probe.
+        given_shares`.  None where that does not apply: a part of the
+        position, or one the cells are in, is not counted plainly (too many
+        states, a count past int64), a cell repeats or is not on the
+        frontier, or a ratio's terms do not convert to floats exactly;
+        ``self(given)`` then tells (or raises).  Nothing is added to the
+        engine's memory.
+
+        Examples
+        --------
+        >>> import numsweeper as ns
+        >>> game = ns.Game.new(2, 3, 2, strategy=ns.FixedPlacement([(0, 2), (1, 1)]))
+        >>> _ = game.reveal(0, 0)  # a 1 in the corner, 5 hidden cells around
+        >>> given = ns.solver.Analyzer().given(game.snapshot().cells, 2, ns.solver.MAX_STATES)
+        >>> ks, share, m = given.look([(0, 1)])  # 1 of the 6 layouts: C(2, 1) / 6 of them
+        >>> ks.tolist(), share.tolist(), m
+        ([0.0], [0.3333333333333333], 1)
+        """
+        if not self.parts_counted:
+            self.parts, self.parts_counted = self._parts(), True
+        if self.parts is None:
+            return None
+        rows, cols = self.cells.shape
+        flat = []
+        for r, c in given:
+            if not (0 <= r < rows and 0 <= c < cols):
+                return None
+            flat.append(r * cols + c)
+        shape = self.shape
+        info, values = self.parts
+        status, ks, share, m = given_shares(
+            *shape.count_args,
+            self.need_view,
+            info,
+            values,
+            shape.front_flat,
+            shape.group_of,
+            frozen(np.array(flat, dtype=np.int64)),
+            self.total,
+            shape.unconstrained,
+            min(self.max_states, 2**62),  # (int64)
+        )
+        if status != OK:
+            return None
+        return frozen(ks), frozen(share), int(m)
+
+    def _parts(self) -> tuple[NDArray[np.int64], NDArray[np.int64]] | None:
+        """Every part of the position counted (None if one is not counted plainly)."""
+        shape = self.shape
+        todo = frozen(np.arange(shape.n_parts, dtype=np.int64))
+        info, values, _, _, _ = unpack(
+            count_parts(
+                *shape.count_args,
+                self.need_view,
+                todo,
+                min(self.max_states, 2**62),  # (int64)
+            )
+        )
+        if (info[:, 0] != OK).any():
+            return None
+        return frozen(info), frozen(values)

@@ -45,13 +45,15 @@ from collections.abc import Callable
 from typing import Protocol
 
 import numpy as np
+from numba import types as nt
 from numpy.typing import NDArray
 
 from .._constants import FLAG, HIDDEN
 from .._kernels import adjacent_counts
 from ..errors import InvalidBoardError
-from ._jit import frozen
+from ._jit import frozen, helper, kernel, readonly
 from .analysis import Analysis, Analyzer
+from .counting import Poly
 from .probe import outlook
 
 __all__ = [
@@ -101,6 +103,125 @@ class Shown(Protocol):
 Prober = Callable[[NDArray[np.int8], int, Cell], Shown]
 
 
+class Given(Protocol):
+    """A position's layouts given that some frontier cells are mines (:meth:`Analyzer.given`)."""
+
+    def __call__(self, given: frozenset[Cell]) -> tuple[Poly, int] | None:
+        """The frontier's layouts by mine total and the mines left, or None."""
+        ...
+
+    def look(self, given: frozenset[Cell]) -> _Dist | None:
+        """Those layouts' shares of the position's, compiled, or None.
+
+        ``(ks, share, m)``, read-only: the totals with room off the
+        frontier for the rest of the ``m`` mines left (none if no layout),
+        and ``layouts(k) * C(u, m - k) / layouts`` for each; None where
+        only the call itself can tell.
+        """
+        ...
+
+
+#: numpy sums runs of at most this many floats in one loop (``PW_BLOCKSIZE``).
+_NUMPY_BLOCK = 128
+
+
+@helper
+def _block_sum(a: NDArray[np.float64], start: int, n: int) -> float:
+    """``a[start:start + n].sum()`` as numpy adds a run of at most 128 floats.
+
+    Below 8 terms in order; else in eight interleaved sums, added in
+    pairs, then the terms past the last multiple of 8 in order.
+    """
+    if n < 8:
+        total: float = 0.0
+        for i in range(start, start + n):
+            total += a[i]
+        return total
+    r = a[start : start + 8].copy()
+    i = start + 8
+    end = start + n - n % 8
+    while i < end:
+        for j in range(8):
+            r[j] += a[i + j]
+        i += 8
+    total = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+    while i < start + n:
+        total += a[i]
+        i += 1
+    return total
+
+
+@helper
+def _pairwise_sum(a: NDArray[np.float64]) -> float:
+    """``a.sum()`` as numpy adds a contiguous float array: the same float.
+
+    numpy splits a run of more than 128 terms in two (the first half a
+    multiple of 8 terms), sums each half so, and adds the two sums; this
+    walks that tree with a stack (a compiled recursion does not cache).
+    """
+    start = np.zeros(64, dtype=np.int64)  # (each level at most halves the run)
+    length = np.zeros(64, dtype=np.int64)
+    first = np.zeros(64)  # the first half's sum, once known
+    stage = np.zeros(64, dtype=np.int64)  # 0 new, 1 first half pending, 2 second
+    length[0] = a.shape[0]
+    top = 0
+    value = 0.0
+    back = False  # value is the sum of the run just finished
+    while top >= 0:
+        n = length[top]
+        half = n // 2 - n // 2 % 8
+        if back and stage[top] == 1:
+            first[top], stage[top] = value, 2
+            top += 1
+            start[top], length[top], stage[top] = start[top - 1] + half, n - half, 0
+            back = False
+        elif back:
+            value = first[top] + value
+            top -= 1
+        elif n <= _NUMPY_BLOCK:
+            value = _block_sum(a, start[top], n)
+            top -= 1
+            back = True
+        else:
+            stage[top] = 1
+            top += 1
+            start[top], length[top], stage[top] = start[top - 1], half, 0
+    return value
+
+
+@kernel(readonly(nt.float64[::1]), readonly(nt.float64[::1]), nt.int64, nt.int64, nt.int64)
+def off_frontier_share(
+    ks: NDArray[np.float64], share: NDArray[np.float64], m: int, u: int, off: int
+) -> float:
+    """The share of the layouts in which ``off`` more cells, off the frontier, are mines too.
+
+    Parameters
+    ----------
+    ks, share : ndarray of float64, shape (t,)
+        Frontier mine totals and the share of the layouts with each (and
+        some cells mines), as :meth:`Given.look` gives them.
+    m : int
+        The mines left for the rest of the frontier and the cells off it.
+    u : int
+        Cells off the frontier (at least ``off``).
+    off : int
+        How many of them must be mines.
+
+    Returns
+    -------
+    float
+        ``sum_k share[k] * C(u - off, m - k - off) / C(u, m - k)``: each
+        share times ``(m - k - i) / (u - i)`` for ``i < off`` in turn (0 if
+        negative), then summed as numpy sums, so the float is the one that
+        numpy's array operations give.
+    """
+    out = share.copy()
+    for i in range(off):
+        for j in range(out.shape[0]):
+            out[j] = out[j] * max(m - ks[j] - i, 0.0) / (u - i)
+    return _pairwise_sum(out)
+
+
 class _Influence:
     """Hill's 50/50 influence of each click in one position.
 
@@ -108,9 +229,12 @@ class _Influence:
     is split into its frontier part, whose layouts by mine total are counted
     given those cells are mines (:meth:`Analyzer.given`, on the position's
     own structure; cached per set), and its off-frontier part, counted in
-    closed form over the frontier's mine totals.  The totals are summed in
-    increasing order, so the floats do not depend on the order in which a
-    count lists them.
+    closed form over the frontier's mine totals (:func:`off_frontier_share`).
+    Where the analysis is exact, the frontier part's shares come from one
+    compiled call that counts again only the parts its cells are in
+    (:meth:`Given.look`), the same floats.  The totals are summed in
+    increasing order (as numpy sums an array), so the floats do not depend
+    on the order in which a count lists them.
     """
 
     def __init__(
@@ -130,30 +254,48 @@ class _Influence:
         self.kind: list[list[int]] = np.where(self.revealed, 0, kind).tolist()
         self.on_front: list[list[bool]] = self.front.tolist()
         self.max_states = max_states
-        self.given: Callable[[frozenset[Cell]], tuple[dict[int, int], int] | None] | None = None
+        self.given: Given | None = None
         self.counts: dict[tuple[frozenset[Cell], int], float] = {}
         self.dists: dict[frozenset[Cell], _Dist | None] = {}
 
     def _dist(self, xf: frozenset[Cell]) -> _Dist | None:
-        """Frontier mine totals, their shares of all layouts with ``xf`` all mines, mines left."""
+        """Frontier mine totals, their shares of all layouts with ``xf`` all mines, mines left.
+
+        Compiled (:meth:`Given.look`) where the position's analysis is
+        exact and the kernel can tell, else from the exact engine's layouts
+        (the same floats); None (or no totals) where no layout has ``xf``
+        all mines.
+        """
         if xf in self.dists:
             return self.dists[xf]
+        d = None
+        if self.a.exact:  # (the kernel's shares are of the exact layouts)
+            d = self._given().look(xf)
+        if d is None:
+            d = self._counted(xf)
+        self.dists[xf] = d
+        return d
+
+    def _given(self) -> Given:
+        """The engine's layouts given cells are mines (made on first use)."""
+        if self.given is None:
+            self.given = self.engine.given(self.cells, self.mines, self.max_states)
+        return self.given
+
+    def _counted(self, xf: frozenset[Cell]) -> _Dist | None:
+        """:meth:`_dist` from the exact engine's layouts, in Python integers."""
         # the frontier's layouts by mine total with xf all mines, and the mines left
-        layouts: tuple[dict[int, int], int] | None = None
+        layouts: tuple[Poly, int] | None = None
         if not xf:
             layouts = self.a.frontier_mines, self.a.mines_left
         elif self._fits(xf):
-            if self.given is None:  # (made on first use)
-                self.given = self.engine.given(self.cells, self.mines, self.max_states)
-            layouts = self.given(xf)
-        d = None
-        if layouts is not None:
-            (frontier, m), u, total = layouts, self.a.unconstrained, self.a.layouts
-            ks = [k for k in sorted(frontier) if 0 <= m - k <= u]
-            share = [frontier[k] * math.comb(u, m - k) / total for k in ks]
-            d = np.array(ks, dtype=np.float64), np.array(share, dtype=np.float64), m
-        self.dists[xf] = d
-        return d
+            layouts = self._given()(xf)
+        if layouts is None:
+            return None
+        (frontier, m), u, total = layouts, self.a.unconstrained, self.a.layouts
+        ks = [k for k in sorted(frontier) if 0 <= m - k <= u]
+        share = [frontier[k] * math.comb(u, m - k) / total for k in ks]
+        return frozen(np.array(ks, dtype=np.float64)), frozen(np.array(share, dtype=np.float64)), m
 
     def _fits(self, xf: frozenset[Cell]) -> bool:
         """Whether every number next to ``xf`` can take all of ``xf`` as mines."""
@@ -183,14 +325,8 @@ class _Influence:
         key = xf, len(xs) - len(xf)
         v = self.counts.get(key)
         if v is None:
-            v = 0.0
             d = self._dist(xf)
-            if d is not None:
-                ks, share, m = d
-                u = self.a.unconstrained
-                for i in range(key[1]):  # the off-frontier cells, one by one
-                    share = share * np.maximum(m - ks - i, 0) / (u - i)
-                v = float(share.sum())
+            v = 0.0 if d is None else off_frontier_share(*d, self.a.unconstrained, key[1])
             self.counts[key] = v
         return v
 

@@ -1,4 +1,4 @@
-"""The look-ahead's probes, compiled: a position with one cell shown as a number.
+"""The exact engine's readings, compiled: a position with one cell shown, or some cells mines.
 
 Private to :mod:`numsweeper.solver.analysis` and :mod:`numsweeper.solver.
 guess`.  The look-ahead (:func:`~numsweeper.solver.guess.hill_guess`)
@@ -8,7 +8,11 @@ safeties after it (its *outlook*, :func:`outlook`).  :func:`probe_outlook`
 answers both in one call, from the count of the cell's own component (the
 rest of the frontier is counted once per cell, in Python) to the outlook,
 without an :class:`~numsweeper.solver.analysis.Analysis`: the same
-integers as the exact engine's, in int64, and the same floats.
+integers as the exact engine's, in int64, and the same floats.  The
+guess's influence factor asks of small sets of frontier cells the share
+of the layouts in which they are all mines, by the frontier's mine total;
+:func:`given_shares` answers that from the count of the parts the cells
+are in (the others are counted once per position).
 
 Every integer is checked against :data:`~numsweeper.solver.counting.LIMIT`;
 where one would not fit, or a count is not plain (no layout, too many
@@ -28,9 +32,9 @@ from numba import types as nt
 from numpy.typing import NDArray
 
 from ._jit import helper, kernel, readonly
-from .counting import FALLBACK, LIMIT, OK, add_scaled, checked_mul, count_part
+from .counting import EMPTY, FALLBACK, LIMIT, OK, add_scaled, checked_mul, count_part
 
-__all__ = ["outlook", "probe_outlook"]
+__all__ = ["given_shares", "outlook", "probe_outlook"]
 
 #: Integers below this convert to floats exactly.
 _EXACT_FLOATS = 2**53
@@ -66,6 +70,15 @@ def _ratio(num: int, whole: int) -> float:
     if whole <= 0 or whole >= _EXACT_FLOATS or num > whole:
         return -1.0
     return num / whole
+
+
+@helper
+def _reduced_ratio(num: int, whole: int) -> float:
+    """:func:`_ratio` of ``num / whole`` in lowest terms (the same float)."""
+    if whole >= _EXACT_FLOATS:
+        common = math.gcd(num, whole)
+        num, whole = num // common, whole // common
+    return _ratio(num, whole)
 
 
 @helper
@@ -426,3 +439,162 @@ def probe_outlook(
             return fail
     s1, s2, live_safe = outlook(probe, front_flat, group_p[group_of], off_p, off_at)
     return OK, grand, context[k_ref], m - low - k_ref, s1, s2, live_safe
+
+
+@kernel(
+    *[readonly(nt.int64[::1])] * 6,  # the structure and the numbers
+    readonly(nt.int64[:, ::1]),  # the counted parts
+    *[readonly(nt.int64[::1])] * 4,
+    *[nt.int64] * 3,
+)
+def given_shares(
+    sizes: NDArray[np.int64],
+    grp_ptr: NDArray[np.int64],
+    grp_idx: NDArray[np.int64],
+    part_ptr: NDArray[np.int64],
+    order: NDArray[np.int64],
+    need: NDArray[np.int64],
+    info: NDArray[np.int64],
+    values: NDArray[np.int64],
+    front_flat: NDArray[np.intp],
+    group_of: NDArray[np.intp],
+    given: NDArray[np.int64],
+    mines: int,
+    unconstrained: int,
+    max_states: int,
+) -> tuple[int, NDArray[np.float64], NDArray[np.float64], int]:
+    """The shares of a position's layouts with some frontier cells all mines.
+
+    Parameters
+    ----------
+    sizes, grp_ptr, grp_idx, part_ptr, order : ndarray of int64
+        The position's structure, as :func:`~numsweeper.solver.counting.
+        count_parts` takes it.
+    need : ndarray of int64, shape (n_cons,)
+        What each number shows.
+    info, values : ndarray of int64
+        Every part of the position counted, as :func:`~numsweeper.solver.
+        counting.count_parts` gives them (``todo`` all parts in order).
+    front_flat, group_of : ndarray of intp, shape (n_front,)
+        The frontier cells (flat indices) and their groups.
+    given : ndarray of int64, shape (x,)
+        The cells that are mines (flat indices).
+    mines : int
+        Total mine count (flags count as hidden cells).
+    unconstrained : int
+        Hidden cells next to no number.
+    max_states : int
+        The guard on the counts of the parts the given cells are in.
+
+    Returns
+    -------
+    status : int
+        :data:`~numsweeper.solver.counting.OK`, or ``FALLBACK`` if the
+        answer needs the exact engine (a part not counted plainly, a given
+        cell repeated or off the frontier, an integer past the bounds of
+        the module notes); the rest is then meaningless.
+    ks : ndarray of float64, shape (t,)
+        The mine totals ``k`` of the rest of the frontier with the given
+        cells all mines, increasing, each with a layout and room off the
+        frontier for the ``m - k`` mines left; none if no layout has the
+        given cells all mines.
+    share : ndarray of float64, shape (t,)
+        For each, ``layouts(k) * C(u, m - k) / layouts``: the share of the
+        position's layouts (``u`` its unconstrained cells).
+    m : int
+        The mines besides the given cells.
+
+    Notes
+    -----
+    The given cells come out of their groups and out of the needs of
+    their numbers (:meth:`Analyzer.given`'s count), so only the parts they
+    are in are counted again.  The parts of one mine total that they are
+    not in are a factor and a shift, the same with and without them, so
+    both the layouts and the position's are left without that factor.
+    Totals count the given cells as mines, so that one set of weights
+    (:func:`_weights`, over both ranges) serves both.
+    """
+    fail = FALLBACK, np.empty(0), np.empty(0), 0
+    n_parts = part_ptr.shape[0] - 1
+    x = given.shape[0]
+    m = mines - x
+    reduced = sizes.copy()
+    left = need.copy()
+    part_of = np.empty(sizes.shape[0], dtype=np.int64)
+    for j in range(n_parts):
+        for p in range(part_ptr[j], part_ptr[j + 1]):
+            part_of[order[p]] = j
+    touched = np.zeros(n_parts, dtype=np.bool_)
+    for a in range(x):
+        i = np.searchsorted(front_flat, given[a])
+        if i == front_flat.shape[0] or front_flat[i] != given[a]:
+            return fail
+        for b in range(a):
+            if given[b] == given[a]:
+                return fail
+        g = group_of[i]
+        reduced[g] -= 1
+        for p in range(grp_ptr[g], grp_ptr[g + 1]):
+            left[grp_idx[p]] -= 1
+        touched[part_of[g]] = True
+    none = OK, np.empty(0), np.empty(0), m
+    if m < 0:
+        return none
+    for c in range(left.shape[0]):
+        if left[c] < 0:
+            return none  # more mines than a number shows
+    # polynomials by mine total, from low_given and low_whole on
+    with_given = np.ones(1, dtype=np.int64)
+    whole = np.ones(1, dtype=np.int64)
+    low_given, low_whole = x, 0
+    number = np.full(need.shape[0], -1, dtype=np.int64)
+    for j in range(n_parts):
+        if info[j, 0] != OK:
+            return fail
+        low, width, at = info[j, 2], info[j, 3], info[j, 4]
+        low_whole += low
+        if touched[j]:
+            status, _, low, first, last, counts, _ = count_part(
+                reduced, grp_ptr, grp_idx, part_ptr, order, left, j, max_states, number
+            )
+            if status == EMPTY:
+                return none
+            if status != OK:
+                return fail
+            fits, with_given = _convolve(with_given, counts[first : last + 1])
+        elif width > 1:
+            fits, with_given = _convolve(with_given, values[at : at + width])
+        else:
+            fits = True  # (a factor of both: left out)
+        low_given += low
+        if fits and (touched[j] or width > 1):
+            fits, whole = _convolve(whole, values[at : at + width])
+        if not fits:
+            return fail
+    low = min(low_given, low_whole)
+    high = max(low_given + with_given.shape[0], low_whole + whole.shape[0])
+    either = np.zeros(high - low, dtype=np.int64)  # a layout with the total, either way
+    for t in range(with_given.shape[0]):
+        if with_given[t]:
+            either[low_given - low + t] = 1
+    for t in range(whole.shape[0]):
+        if whole[t]:
+            either[low_whole - low + t] = 1
+    fits, weights = _weights(either, low, mines, unconstrained)
+    total = _dot(whole, weights, low_whole - low) if fits else -1
+    if total <= 0:
+        return fail
+    ks = np.empty(with_given.shape[0])
+    share = np.empty(with_given.shape[0])
+    n = 0
+    for t in range(with_given.shape[0]):
+        k = low_given + t  # (the given cells counted)
+        if with_given[t] and 0 <= mines - k <= unconstrained:
+            num = checked_mul(with_given[t], weights[k - low])
+            ratio = _reduced_ratio(num, total) if num >= 0 else -1.0
+            if ratio < 0.0:
+                return fail
+            ks[n] = k - x
+            share[n] = ratio
+            n += 1
+    return OK, ks[:n], share[:n], m

@@ -35,6 +35,9 @@ from ._jit import frozen, kernel, readonly, subroutine
 __all__ = ["Frontier", "frontier", "group_by_label", "split_and_order"]
 
 
+_Ints = NDArray[np.int64]
+
+
 @dataclass(frozen=True, eq=False)
 class Frontier:
     """What a position's structure fixes, whatever its numbers show.
@@ -92,6 +95,11 @@ class Frontier:
     numbers: NDArray[np.int64]
     cuts: NDArray[np.int64]
     unconstrained: int
+
+    @property
+    def count_args(self) -> tuple[_Ints, _Ints, _Ints, _Ints, _Ints]:
+        """``(sizes, grp_ptr, grp_idx, part_ptr, order)``: the parts, as the kernels count them."""
+        return self.sizes, self.grp_ptr, self.grp_idx, self.part_ptr, self.order
 
     @property
     def n_parts(self) -> int:
