@@ -148,3 +148,62 @@ def test_the_policy_reads_a_kept_analysis_and_keeps_no_compiled_probe() -> None:
     kept = shown(numbers[0])  # analysed: kept, and read from then on
     assert solver._analyzed(probe, mines) is kept
     assert shown.look(numbers[0], -1) is None and shown(numbers[0]) is kept
+
+
+def test_a_prober_shared_between_threads_answers_each_its_own_number() -> None:
+    # look() once wrote the number into arrays the prober keeps, so a second
+    # thread could count the first one's number (a reviewer saw 2 wrong
+    # answers in 6,000); each call now fills its own copies.
+    import sys
+    import threading
+
+    cells = np.full((6, 6), H, dtype=np.int8)
+    cells[0, 0:3] = 1, 1, 2
+    prober = Analyzer().prober(cells, 8, (1, 1), MAX_STATES)
+    expected = {n: prober.look(n, -1) for n in (1, 2)}
+    assert expected[1] is not None and expected[1] != expected[2]
+    wrong: list[Any] = []
+
+    def work(n: int) -> None:
+        for _ in range(1500):
+            got = prober.look(n, -1)
+            if got != expected[n]:
+                wrong.append((n, got))
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=work, args=(n,)) for n in (1, 2, 1, 2)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert wrong == []
+
+
+def test_hill_guess_takes_a_prober_that_only_analyses(expert_probes: list[Probe]) -> None:
+    # A prober written as a plain function of the number (no look) still
+    # works: every number is then analysed in full, to the same move.
+    positions = {(c.tobytes(), m): (c, m) for c, m, _, _, _ in expert_probes[:400]}
+    assert len(positions) >= 5
+    engine = Analyzer()
+    for cells, mines in list(positions.values())[:8]:
+        a = analyze(cells, mines)
+
+        def plain(c: NDArray[np.int8], m: int, cell: Cell) -> Any:
+            def shown(n: int) -> Any:
+                shown_cells = c.copy()
+                shown_cells[cell] = n
+                return analyze(shown_cells, m)
+
+            return shown
+
+        def compiled(c: NDArray[np.int8], m: int, cell: Cell) -> Any:
+            return engine.prober(c, m, cell, MAX_STATES)
+
+        args = cells, mines, a, cells == H
+        assert guess.hill_guess(*args, plain, Analyzer(), MAX_STATES) == guess.hill_guess(
+            *args, compiled, Analyzer(), MAX_STATES
+        )

@@ -1002,19 +1002,21 @@ class _Prober:
         plan, shape = self.plan, self.shape
         if plan is None:
             return None
+        # (copies: a prober may be shared between threads, the plan read-only)
+        need, grid = plan.need.copy(), plan.grid.copy()
         if self.at >= 0:
-            plan.need[self.at] = n
-        plan.grid[self.cell] = n
+            need[self.at] = n
+        grid[self.cell] = n
         status, grand, w_ref, n_ref, s1, s2, live_safe = probe_outlook(
             *shape.count_args,
-            plan.need_view,
+            frozen(need),
             self.own[0] if self.own else -1,
             min(self.max_states, 2**62),  # (int64)
             plan.rest,
             plan.rest_p,
             shape.front_flat,
             shape.group_of,
-            plan.grid_view,
+            frozen(grid),
             off_at,
         )
         if status != OK:
@@ -1037,16 +1039,12 @@ class _Prober:
             sizes = [comp.low, len(comp.coeffs), len(comp.groups)]
             pieces.append(np.array(sizes + comp.coeffs + comp.groups, dtype=np.int64))
             pieces.append(comp.marginals.ravel())
-        need = self.need.copy()
-        grid = self.cells.copy()
         return _Plan(
             frozen(np.concatenate(pieces)),
             frozen(_single_shares(rest, self.shape)[0]),
             math.prod(rest.single_coeffs.tolist()),
-            need,
-            frozen(need),
-            grid,
-            frozen(grid),
+            frozen(self.need.copy()),
+            frozen(self.cells.copy()),
         )
 
 
@@ -1057,10 +1055,8 @@ class _Plan(NamedTuple):
     rest: NDArray[np.int64]  # every part but the cell's own, counted
     rest_p: NDArray[np.float64]  # their groups' probabilities, where they have one total
     factor: int  # the counts of those of one total, multiplied
-    need: NDArray[np.int64]  # what each number needs (the cell's own set per call)
-    need_view: NDArray[np.int64]  # (read-only)
-    grid: NDArray[np.int8]  # the position (the cell set per call)
-    grid_view: NDArray[np.int8]  # (read-only)
+    need: NDArray[np.int64]  # what each number needs (copied, the cell's own set, per call)
+    grid: NDArray[np.int8]  # the position (copied, the cell set, per call)
 
 
 class _Given:

@@ -99,8 +99,10 @@ class Shown(Protocol):
         ...
 
 
-#: ``prober(visible, mines, cell)`` shows ``cell`` of ``visible`` as each number.
-Prober = Callable[[NDArray[np.int8], int, Cell], Shown]
+#: ``prober(visible, mines, cell)`` shows ``cell`` of ``visible`` as each number: a
+#: :class:`Shown`, or a plain function of the number that returns the analysis
+#: (every number is then analysed in full).
+Prober = Callable[[NDArray[np.int8], int, Cell], "Shown | Callable[[int], Analysis]"]
 
 
 class Given(Protocol):
@@ -581,7 +583,7 @@ def hill_guess(
         near = undecided[max(r - 1, 0) : r + 2, max(c - 1, 0) : c + 2]
         expected = lo + float(q0[max(r - 1, 0) : r + 2, max(c - 1, 0) : c + 2][near].sum())
         seen: dict[int, tuple[float, float, bool]] = {}
-        shown: Shown | None = None  # (made on first use)
+        shown: Shown | Callable[[int], Analysis] | None = None  # (made on first use)
         unseen_0 = unseen
         reached = 0.0  # the score so far, in the order seen
         for n in sorted(range(lo, hi + 1), key=lambda n: (abs(n - expected), n)):
@@ -602,7 +604,9 @@ def hill_guess(
             try:
                 if shown is None:
                     shown = prober(cells, mines, (r, c))
-                found = shown.look(n, off_at)
+                # (a prober that only analyses, a plain function, has no look)
+                look = getattr(shown, "look", None)
+                found = look(n, off_at) if look is not None else None
                 if found is None:  # (the analysis itself)
                     b = shown(n)
                     front_flat, front_p = b.frontier_probabilities()

@@ -430,7 +430,9 @@ def probe_outlook(
     if u:
         mined = 0
         for k in range(scaled.shape[0]):
-            term = checked_mul(checked_mul(scaled[k], context[k]), m - low - k)
+            term = checked_mul(scaled[k], context[k])
+            if term > 0:  # (then the total fits: m - low - k >= 0)
+                term = checked_mul(term, m - low - k)
             if term < 0 or mined + term > LIMIT:
                 return fail
             mined += term
