@@ -144,13 +144,38 @@ def test_memory_bytes_is_the_least_of_every_limit(
         "getrlimit",
         lambda kind: (resource.RLIM_INFINITY if soft[kind] is None else soft[kind],) * 2,
     )
-    files = []
-    for name, text in (("memory.max", v2), ("memory.limit_in_bytes", v1)):
-        files.append(tmp_path / name)
+    (tmp_path / "memory").mkdir()
+    for name, text in (("memory.max", v2), ("memory/memory.limit_in_bytes", v1)):
         if text is not None:
-            files[-1].write_bytes(text)
-    monkeypatch.setattr(_validate, "CGROUP_LIMITS", tuple(str(f) for f in files))
+            (tmp_path / name).write_bytes(text)
+    (tmp_path / "self").write_text("4:memory:/\n0::/\n")
+    monkeypatch.setattr(_validate, "CGROUP_ROOT", str(tmp_path))
+    monkeypatch.setattr(_validate, "CGROUP_SELF", str(tmp_path / "self"))
     assert _validate.memory_bytes() == expected
+
+
+@pytest.mark.parametrize("version", ["v2", "v1"])
+def test_memory_bytes_finds_the_limit_of_an_enclosing_group(
+    version: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A process in a nested group (a systemd scope in a slice with a
+    # limit, a container's sub-group) is bound by every group above it.
+    monkeypatch.setattr(os, "sysconf", {"SC_PAGE_SIZE": 4096, "SC_PHYS_PAGES": 1 << 21}.__getitem__)
+    base, name, line = {
+        "v2": (tmp_path, "memory.max", "0::/slice/scope\n"),
+        "v1": (tmp_path / "memory", "memory.limit_in_bytes", "7:cpu,memory:/slice/scope\n"),
+    }[version]
+    (base / "slice" / "scope").mkdir(parents=True)
+    (base / "slice" / "scope" / name).write_bytes(
+        b"max\n" if version == "v2" else b"9223372036854771712\n"
+    )
+    (base / "slice" / name).write_bytes(b"1073741824\n")
+    (tmp_path / "self").write_text("3:pids:/other\n" + line)
+    monkeypatch.setattr(_validate, "CGROUP_ROOT", str(tmp_path))
+    monkeypatch.setattr(_validate, "CGROUP_SELF", str(tmp_path / "self"))
+    assert _validate.memory_bytes() == 1 << 30
+    (base / "slice" / "scope" / name).write_bytes(b"536870912\n")  # the tighter one wins
+    assert _validate.memory_bytes() == 1 << 29
 
 
 def test_a_member_too_big_for_memory_says_so(
@@ -197,7 +222,7 @@ def test_a_csv_field_past_csvs_limit_names_its_row(
     assert ns.SimulationResult.from_csv(path).records.tolist() == run.records.tolist()
 
 
-def test_a_saved_game_past_a_quarter_of_memory_is_never_opened(
+def test_a_saved_game_past_its_share_of_memory_is_never_opened(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = tmp_path / "game.json"
@@ -210,7 +235,7 @@ def test_a_saved_game_past_a_quarter_of_memory_is_never_opened(
 
     monkeypatch.setattr(Path, "open", never)
     with pytest.raises(
-        ns.InvalidGameFileError, match=r"game\.json holds more than 1,048,576 bytes"
+        ns.InvalidGameFileError, match=r"game\.json holds 67,108,864 bytes, more than the 104,857"
     ):
         ns.load_game(path)
 
@@ -439,3 +464,17 @@ def test_an_interrupted_run_still_reads_back(tmp_path: Path) -> None:
     kept.to_csv(tmp_path / "moves.csv", which="moves")
     again = ns.SimulationResult.from_csv(tmp_path / "games.csv", moves=tmp_path / "moves.csv")
     assert again.records.tobytes() == kept.records.tobytes() and again.interrupted
+
+
+def test_a_saved_game_that_grows_while_it_is_read_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # (as if a byte were appended between measuring the file and reading it)
+    from numsweeper import records
+
+    path = tmp_path / "game.json"
+    ns.save_game(ns.Game.new(9, 9, 10, seed=1), path)
+    size = path.stat().st_size
+    monkeypatch.setattr(records, "check_regular_file", lambda target, error: size - 1)
+    with pytest.raises(ns.InvalidGameFileError, match=r"game\.json grew while it was being read"):
+        ns.load_game(path)

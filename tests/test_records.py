@@ -1557,16 +1557,18 @@ def test_devices_and_pipes_are_refused_before_they_are_opened(tmp_path: Path) ->
             ns.load_game(path)
 
 
-def test_a_file_past_a_quarter_of_memory_is_refused_unread(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+@pytest.mark.parametrize(("suffix", "share"), [(".json", 40), (".npz", 4)])
+def test_a_file_past_its_share_of_memory_is_refused_unread(
+    suffix: str, share: int, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    path = tmp_path / "game.json"
+    # A .json game takes about 32 bytes of memory per byte of file while it
+    # loads, an .npz one's members are checked again as they unpack.
+    path = tmp_path / f"game{suffix}"
     ns.save_game(hand_in_progress(), path)
     size = path.stat().st_size
-    monkeypatch.setattr(_validate, "memory_bytes", lambda: 4 * (size - 1))
-    with pytest.raises(
-        ns.InvalidGameFileError, match=f"game.json holds more than {size - 1:,} bytes"
-    ):
+    monkeypatch.setattr(_validate, "memory_bytes", lambda: share * (size - 1))
+    said = f"game{suffix} holds {size:,} bytes, more than the {size - 1:,} this machine's memory"
+    with pytest.raises(ns.InvalidGameFileError, match=re.escape(said)):
         ns.load_game(path)
-    monkeypatch.setattr(_validate, "memory_bytes", lambda: 4 * size)
+    monkeypatch.setattr(_validate, "memory_bytes", lambda: share * size)
     assert ns.load_game(path).snapshot() == hand_in_progress().snapshot()

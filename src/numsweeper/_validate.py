@@ -371,8 +371,8 @@ def check_regular_file(path: Any, error: type[Exception]) -> int:
     Checked before anything opens it: ``/dev/zero`` never ends, opening a
     pipe with no writer blocks forever, and pyarrow reads a folder as a
     dataset of every file under it.  A folder raises IsADirectoryError, a
-    missing or unreadable file OSError, as ``open`` would; the path itself
-    is checked first (:func:`check_path`).
+    missing file OSError (an unreadable one when it is opened), as ``open``
+    would; the path itself is checked first (:func:`check_path`).
     """
     name = check_path(path, error)
     info = os.stat(name)
@@ -391,8 +391,35 @@ def parse_json(text: str | bytes, what: str, error: type[Exception]) -> Any:
         raise error(f"{what} is not valid JSON: {exc}"[:300]) from None
 
 
-#: Where a control group (a container's) keeps its memory limit: cgroup v2, v1.
-CGROUP_LIMITS = ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes")
+#: Where control groups are mounted, and where this process's own are named.
+CGROUP_ROOT = "/sys/fs/cgroup"
+CGROUP_SELF = "/proc/self/cgroup"
+
+
+def _cgroup_limit_files() -> list[str]:
+    """The files that may hold this process's memory limit (cgroup v2 and v1).
+
+    Its own group's and every enclosing group's, up to the root: a limit
+    set on a container, a systemd slice or a scope above the process binds
+    it too.  Only the root's where the process's groups are not named.
+    """
+    lines: list[str] = []
+    with contextlib.suppress(OSError, UnicodeDecodeError), open(CGROUP_SELF) as file:
+        lines = file.read().splitlines()
+    found = []
+    for line in lines or ["0::/", "0:memory:/"]:
+        _, _, rest = line.partition(":")
+        controllers, _, path = rest.partition(":")
+        if controllers == "":  # v2: one hierarchy
+            base, name = CGROUP_ROOT, "memory.max"
+        elif "memory" in controllers.split(","):  # v1: the memory controller's own
+            base, name = os.path.join(CGROUP_ROOT, "memory"), "memory.limit_in_bytes"
+        else:
+            continue
+        parts = [part for part in path.split("/") if part and part != ".."]
+        for k in range(len(parts), -1, -1):
+            found.append(os.path.join(base, *parts[:k], name))
+    return found
 
 
 def memory_bytes() -> int:
@@ -400,8 +427,8 @@ def memory_bytes() -> int:
 
     The least of the machine's physical memory, the process's soft limits
     on its address space and its data (``ulimit -v``, ``ulimit -d``) and
-    its control group's limit (a container's: ``max``, or v1's figure near
-    2**63, means none).
+    the limits of its control groups (a container's, a systemd slice's:
+    ``max``, or v1's figure near 2**63, means none).
     """
     limits = []
     with contextlib.suppress(ValueError, OSError, AttributeError):  # (a system that will not say)
@@ -415,7 +442,7 @@ def memory_bytes() -> int:
             soft = resource.getrlimit(kind)[0]
             if soft != resource.RLIM_INFINITY:
                 limits.append(soft)
-    for path in CGROUP_LIMITS:
+    for path in _cgroup_limit_files():
         with contextlib.suppress(OSError, ValueError), open(path, "rb") as file:  # (or 'max')
             limits.append(int(file.read()))
     return int(min(limits, default=1 << 40))
