@@ -4,7 +4,7 @@ Every hot routine of the solver is written once, as a numba kernel beside
 the Python code that calls it.  :func:`kernel` compiles one when its module
 is imported, for the argument types it names, and numba keeps the machine
 code in its on-disk cache (``__pycache__`` next to the module), so the
-compile happens once per install (about 50 seconds for all of them) and
+compile happens once per install (about a minute for all of them) and
 later processes load the kernels in a fraction of a second.  While a kernel
 compiles, a line on stderr says so.
 
