@@ -409,7 +409,7 @@ def test_a_hopeless_density_fails_fast_and_cleanly(
         (
             lambda s, z: s.place(9, 9, 10, safe=z.astype(np.int64), click=(0, 0)),
             ns.InvalidTypeError,
-            "safe must be a bool array, got dtype int64",
+            "safe must be a bool array of shape (9, 9), got int64 (9, 9)",
         ),
         (
             lambda s, z: s.place_batch(1, 9, 9, 10, safe=z[None], clicks=np.zeros((1, 2))),

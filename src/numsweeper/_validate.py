@@ -169,6 +169,31 @@ def as_array(
         raise InvalidBoardError(f"{name} must be {kind}, got {short_repr(value)}") from None
 
 
+def check_mask(mask: Any, shape: tuple[int, ...], name: str) -> NDArray[np.bool_]:
+    """``mask`` as a bool array of ``shape``, or our error naming what it is.
+
+    Not of bools: InvalidTypeError; bools of another shape (or a ragged
+    list): InvalidBoardError.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numsweeper._validate import check_mask
+    >>> check_mask(np.zeros(3, dtype=int), (3,), "active")
+    Traceback (most recent call last):
+        ...
+    numsweeper.errors.InvalidTypeError: active must be a bool array of shape (3,), got int64 (3,)
+    """
+    array = as_array(mask, name)
+    if array.dtype != bool or array.shape != shape:
+        # a wrong dtype is a wrong type; a bool mask of another shape, a wrong value
+        error = InvalidTypeError if array.dtype != bool else InvalidBoardError
+        raise error(
+            f"{name} must be a bool array of shape {shape}, got {array.dtype} {array.shape}"
+        )
+    return array
+
+
 def check_visible(visible: Any, ndims: tuple[int, ...], shape: str) -> NDArray[np.int8]:
     """Visible cells of a game in progress as int8: counts 0..8, HIDDEN or FLAG.
 

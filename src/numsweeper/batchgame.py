@@ -27,6 +27,7 @@ from ._validate import (
     check_dims,
     check_fits,
     check_int,
+    check_mask,
     count_text,
     preset_dims,
     short_repr,
@@ -596,14 +597,7 @@ class BatchGame:
         n = len(self)
         if mask is None:
             return np.arange(n)
-        chosen = as_array(mask, name)
-        if chosen.dtype != bool or chosen.shape != (n,):
-            # a wrong dtype is a wrong type; a bool mask of another shape, a wrong value
-            error = InvalidTypeError if chosen.dtype != bool else InvalidBoardError
-            raise error(
-                f"{name} must be a bool array of shape ({n},), got {chosen.dtype} {chosen.shape}"
-            )
-        return np.flatnonzero(chosen)
+        return np.flatnonzero(check_mask(mask, (n,), name))
 
     def _apply(
         self,

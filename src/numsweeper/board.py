@@ -9,8 +9,8 @@ from numpy.typing import ArrayLike, NDArray
 
 from . import _rules as rules
 from ._rules import GameArrays
-from ._validate import Index, as_array, check_coord, check_dims, count_text
-from .errors import GameOverError, IllegalMoveError, InvalidBoardError, InvalidTypeError
+from ._validate import Index, as_array, check_coord, check_dims, check_mask, count_text
+from .errors import GameOverError, IllegalMoveError, InvalidBoardError
 from .placement import MinePlacementStrategy, RandomPlacement, place_boards
 
 __all__ = ["Board", "Uncovered"]
@@ -215,15 +215,7 @@ class Board:
         ((16, 30), 99, dtype('int8'))
         """
         rows, cols, mines = check_dims(rows, cols, mines)
-        safe_mask = None
-        if safe is not None:
-            safe_mask = np.asarray(safe)
-            if safe_mask.dtype != bool or safe_mask.shape != (rows, cols):
-                raise (InvalidTypeError if safe_mask.dtype != bool else InvalidBoardError)(
-                    f"safe must be a bool array of shape {(rows, cols)}, "
-                    f"got {safe_mask.dtype} {safe_mask.shape}"
-                )
-            safe_mask = safe_mask[None]
+        safe_mask = None if safe is None else check_mask(safe, (rows, cols), "safe")[None]
         strategy = RandomPlacement() if strategy is None else strategy
         layout = place_boards(strategy, 1, rows, cols, mines, safe=safe_mask)
         return cls._of(GameArrays.laid(layout))

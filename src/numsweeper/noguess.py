@@ -83,6 +83,7 @@ from ._runner import Done, Hooks, Runner
 from ._validate import (
     check_at_least,
     check_dims,
+    check_mask,
     check_workers,
     count_text,
     make_rng,
@@ -1422,7 +1423,10 @@ class NoGuessPlacement(MinePlacementStrategy):
         >>> int(layout.sum()), bool(layout[4, 4]), ns.is_no_guess(layout, (4, 4))
         (10, False, True)
         """
-        zone = None if safe is None else np.asarray(safe)[None]
+        zone = None
+        if safe is not None:  # (checked as one board's, not as the batch it becomes)
+            rows, cols, mines = check_dims(rows, cols, mines)
+            zone = check_mask(safe, (rows, cols), "safe")[None]
         clicks = None
         if click is not None:
             clicks = np.asarray(click)
@@ -1499,16 +1503,11 @@ class NoGuessPlacement(MinePlacementStrategy):
         rows, cols, mines = check_dims(rows, cols, mines)
         workers = check_workers(workers)
         clicks = np.asarray(clicks)
-        safe = np.asarray(safe)
         if clicks.dtype == bool or not np.issubdtype(clicks.dtype, np.integer):
             raise InvalidTypeError(f"clicks must hold integers, got dtype {clicks.dtype}")
-        if safe.dtype != bool:
-            raise InvalidTypeError(f"safe must be a bool array, got dtype {safe.dtype}")
-        if clicks.shape != (n, 2) or safe.shape != (n, rows, cols):
-            raise InvalidBoardError(
-                f"clicks must have shape ({n}, 2) and safe ({n}, {rows}, {cols}), "
-                f"got {clicks.shape} and {safe.shape}"
-            )
+        safe = check_mask(safe, (n, rows, cols), "safe")
+        if clicks.shape != (n, 2):
+            raise InvalidBoardError(f"clicks must have shape ({n}, 2), got {clicks.shape}")
         out = np.empty((n, rows, cols), dtype=bool)
         if n == 0:
             return out

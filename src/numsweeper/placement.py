@@ -30,6 +30,7 @@ from ._validate import (
     check_at_least,
     check_fits,
     check_int,
+    check_mask,
     count_text,
     dims_text,
     make_rng,
@@ -307,12 +308,7 @@ def check_request(
     check_fits(count, r, c, 1, "board")
     mask = None
     if safe is not None:
-        mask = np.asarray(safe)
-        shape = (r, c) if n is None else (count, r, c)
-        if mask.dtype != bool:
-            raise InvalidTypeError(f"safe must be an array of bools, got {mask.dtype}")
-        if mask.shape != shape:
-            raise InvalidBoardError(f"safe must have shape {shape}, got {mask.shape}")
+        mask = check_mask(safe, (r, c) if n is None else (count, r, c), "safe")
     return count, r, c, m, mask
 
 
