@@ -439,7 +439,7 @@ def two_pass_count_component(
 ) -> tuple[dict[int, int], list[dict[int, int]]]:
     """The component count before commit 0e26f58: forward, then an
     independent count from the other end, then the marginals."""
-    from numsweeper.solver.counting import _forward
+    from numsweeper.solver.longcount import _forward
 
     fwd, fwd_active, plans = _forward(order, group_cons, sizes, need, max_states)
     bwd, bwd_active, _ = _forward(order[::-1], group_cons, sizes, need, max_states)
@@ -816,14 +816,14 @@ def _engine_clock() -> Iterator[dict[str, float]]:
     The engine: every analysis (the policy's, the look-ahead's probes and
     the influence factor's counts), timed where the engine object takes it.
     """
-    from numsweeper.solver import analysis, components
+    from numsweeper.solver import analysis, components, lookahead
 
     clock = {"analyze": 0.0, "count": 0.0}
     patched = [
         (analysis.Analyzer, "analyze", "analyze"),
         (analysis.Analyzer, "layouts_by_total", "analyze"),
-        (analysis._Prober, "__call__", "analyze"),
-        (analysis._Given, "__call__", "analyze"),
+        (lookahead._Prober, "__call__", "analyze"),
+        (lookahead._Given, "__call__", "analyze"),
         (components, "count_parts", "count"),
         (components, "count_exact", "count"),
     ]
@@ -865,7 +865,7 @@ def time_split(games: int) -> dict[str, float]:
     (``analyze``), the local rules, the endgame search and the forced-pair
     check.  Returns the seconds by part, with ``wall``.
     """
-    from numsweeper.solver import analysis, guess, policy
+    from numsweeper.solver import analysis, guess, lookahead, policy
 
     seconds: dict[str, float] = {}
     depth: dict[str, int] = {}
@@ -873,9 +873,9 @@ def time_split(games: int) -> dict[str, float]:
         (policy.SolverPolicy, "__call__", "policy"),
         (policy.SolverPolicy, "_choose", "choose"),
         (policy, "hill_guess", "guess"),
-        (analysis._Prober, "__call__", "probe"),
-        (analysis._Prober, "look", "probe"),
-        (analysis._Prober, "__init__", "prober"),
+        (lookahead._Prober, "__call__", "probe"),
+        (lookahead._Prober, "look", "probe"),
+        (lookahead._Prober, "__init__", "prober"),
         (guess._Influence, "factor", "influence factor"),
         (guess._Influence, "patterns", "patterns"),
         (analysis, "_probabilities", "probabilities"),
@@ -1082,8 +1082,8 @@ def _term_by_term(a: list[int], b: list[int]) -> list[int]:
 
 
 def test_long_polynomial_product(benchmark: Any) -> None:
-    # solver.counting.convolve: one packed multiplication (GMP with gmpy2)
-    from numsweeper.solver.counting import _gmp, convolve
+    # solver.longcount.convolve: one packed multiplication (GMP with gmpy2)
+    from numsweeper.solver.longcount import _gmp, convolve
 
     a, b = _long_polynomials()
     got = benchmark(convolve, a, b)

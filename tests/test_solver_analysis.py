@@ -15,7 +15,7 @@ from numpy.typing import NDArray
 import numsweeper as ns
 from numsweeper._kernels import adjacent_counts
 from numsweeper.solver import MAX_STATES, Analyzer, analyze
-from numsweeper.solver.analysis import _Prober
+from numsweeper.solver.lookahead import _Prober
 from numsweeper.solver.structure import frontier
 
 H, F = int(ns.HIDDEN), int(ns.FLAG)
@@ -292,7 +292,7 @@ def exact_probabilities(cells: NDArray[np.int8], mines: int) -> NDArray[np.float
     probability is summed here one term at a time, with plain binomials,
     and rounded once.
     """
-    from numsweeper.solver.counting import count_exact
+    from numsweeper.solver.longcount import count_exact
 
     shape = frontier(cells < 0, cells >= 0)
     need = cells.astype(np.int64).ravel()[shape.con_flat].tolist()
@@ -534,7 +534,7 @@ def test_the_guard_counts_forward_states_only() -> None:
         ],
         dtype=np.int8,
     )
-    from numsweeper.solver.counting import _forward
+    from numsweeper.solver.longcount import _forward
 
     assert not analyze(cells, 17, max_states=1).exact
     guarded, free = analyze(cells, 17, max_states=2), analyze(cells, 17)

@@ -28,18 +28,9 @@ from numpy.typing import NDArray
 import numsweeper as ns
 from numsweeper._kernels import adjacent_counts
 from numsweeper.solver import analyze, local_rules
-from numsweeper.solver.counting import (
-    EMPTY,
-    FALLBACK,
-    OK,
-    TOO_LARGE,
-    Empty,
-    TooLarge,
-    count_exact,
-    count_parts,
-    unpack,
-)
+from numsweeper.solver.counting import EMPTY, FALLBACK, OK, TOO_LARGE, count_parts, unpack
 from numsweeper.solver.endgame import endgame_values
+from numsweeper.solver.longcount import Empty, TooLarge, count_exact
 from numsweeper.solver.structure import Frontier, frontier
 
 H, F = int(ns.HIDDEN), int(ns.FLAG)
@@ -117,11 +108,11 @@ def python_count(
 def packing(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> bool:
     """Whether the Python count packs every finished forward layer of two
     or more states (it does so only once they hold thousands of states)."""
-    from numsweeper.solver import counting
+    from numsweeper.solver import longcount
 
     if request.param:
-        monkeypatch.setattr(counting, "_PACK_STATES", 0)
-        monkeypatch.setattr(counting, "_PACK_LAYER", 2)
+        monkeypatch.setattr(longcount, "_PACK_STATES", 0)
+        monkeypatch.setattr(longcount, "_PACK_LAYER", 2)
     return bool(request.param)
 
 
@@ -166,7 +157,7 @@ def test_python_count_of_long_components_matches_the_kernel(packing: bool) -> No
     # count's backward sweep multiplies them as convolutions, while the
     # counts still fit the kernel's int64 for an exact comparison.  (With
     # ``packing``, the backward sweep reads every layer packed.)
-    from numsweeper.solver.counting import _forward, _Packed
+    from numsweeper.solver.longcount import _forward, _Packed
 
     rng = np.random.default_rng(3)
     long_products = 0
@@ -188,7 +179,7 @@ def test_python_count_of_long_components_matches_the_kernel(packing: bool) -> No
 def test_packed_layers_read_back_as_the_dicts_they_pack() -> None:
     # keys, their order, and each polynomial (gaps, and coefficients past
     # int64 too) come back as they went in; lookups by key as well
-    from numsweeper.solver.counting import _Packed
+    from numsweeper.solver.longcount import _Packed
 
     rng = np.random.default_rng(6)
     for big in (False, True):
@@ -218,24 +209,24 @@ def test_python_count_with_needs_past_a_byte_keeps_those_layers_as_dicts(
     # Not a board's (a need is at most 8), but the count takes any: with
     # packing forced, layers whose keys pass a byte stay dicts, the others
     # are packed, and the count is the one without packing.
-    from numsweeper.solver import counting
+    from numsweeper.solver import longcount
 
     order = list(range(8))
     cons = [[0, 1] if g % 2 else [0] for g in order]  # number 0 over every group
     sizes = [40] * 8
     need = [300, 150]
-    want = counting.count_exact(order, cons, sizes, need, 10**6)
-    monkeypatch.setattr(counting, "_PACK_STATES", 0)
-    monkeypatch.setattr(counting, "_PACK_LAYER", 2)
-    layers = counting._forward(order, cons, sizes, need, 10**6)[0]
-    kinds = {isinstance(x, counting._Packed) for x in layers if len(x) > 1}
+    want = longcount.count_exact(order, cons, sizes, need, 10**6)
+    monkeypatch.setattr(longcount, "_PACK_STATES", 0)
+    monkeypatch.setattr(longcount, "_PACK_LAYER", 2)
+    layers = longcount._forward(order, cons, sizes, need, 10**6)[0]
+    kinds = {isinstance(x, longcount._Packed) for x in layers if len(x) > 1}
     assert kinds == {True, False}  # some keys fit in bytes, some do not
-    assert counting.count_exact(order, cons, sizes, need, 10**6) == want
+    assert longcount.count_exact(order, cons, sizes, need, 10**6) == want
 
 
 def test_long_polynomial_products_add_what_term_by_term_products_add() -> None:
     # the packed branch of the Python count's product, against a plain loop
-    from numsweeper.solver.counting import _PACKED, _add_product
+    from numsweeper.solver.longcount import _PACKED, _add_product
 
     rng = np.random.default_rng(4)
     for _ in range(200):
@@ -259,7 +250,7 @@ def test_long_polynomial_products_add_what_term_by_term_products_add() -> None:
 )
 def test_convolve_is_the_term_by_term_product(a: list[int], b: list[int]) -> None:
     # both branches: short products term by term, long ones packed into one integer
-    from numsweeper.solver.counting import convolve
+    from numsweeper.solver.longcount import convolve
 
     want = [0] * (len(a) + len(b) - 1)
     for i, x in enumerate(a):
@@ -272,7 +263,7 @@ def test_convolve_is_the_term_by_term_product(a: list[int], b: list[int]) -> Non
 
 def test_convolve_packs_slots_wide_enough_for_the_largest_sums() -> None:
     # every coefficient at its largest: a slot a byte too narrow would carry
-    from numsweeper.solver.counting import convolve
+    from numsweeper.solver.longcount import convolve
 
     for bits, n in ((1, 64), (61, 100), (64, 257), (300, 33)):
         top = 2**bits - 1
@@ -285,17 +276,17 @@ def test_convolve_of_long_polynomials_with_and_without_gmp(
     gmp: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # products of megabit packed integers: Python's own, or GMP's (extra bigint)
-    from numsweeper.solver import counting
+    from numsweeper.solver import longcount
 
     if gmp:
         pytest.importorskip("gmpy2")
-        assert counting._gmp() is not None
+        assert longcount._gmp() is not None
     else:
-        monkeypatch.setattr(counting, "_gmp", lambda: None)
+        monkeypatch.setattr(longcount, "_gmp", lambda: None)
     rng = np.random.default_rng(9)
     a = [int(x) << 900 for x in rng.integers(0, 2**62, 400)]
     b = [int(x) << 1500 for x in rng.integers(0, 2**62, 300)]
-    got = counting.convolve(a, b)
+    got = longcount.convolve(a, b)
     assert len(got) == 699
     for k in (0, 1, 150, 298, 299, 399, 400, 698):  # term by term, at a few powers
         want = sum(a[i] * b[k - i] for i in range(max(0, k - 299), min(k, 399) + 1))
@@ -312,19 +303,19 @@ def test_convolve_of_long_polynomials_with_and_without_gmp(
 @pytest.mark.parametrize("gmp", [False, True])
 def test_middle_is_the_correlation_term_by_term(gmp: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     # the product tree's contexts: sums directly, or (GMP) the middle of one product
-    from numsweeper.solver import counting
+    from numsweeper.solver import longcount
 
     if gmp:
         pytest.importorskip("gmpy2")
     else:
-        monkeypatch.setattr(counting, "_gmp", lambda: None)
+        monkeypatch.setattr(longcount, "_gmp", lambda: None)
     rng = np.random.default_rng(12)
     for la, n in ((1, 1), (3, 2), (40, 2), (2, 40), (30, 30), (120, 7)):
         a = [int(x) << int(rng.integers(0, 3000)) for x in rng.integers(0, 2**40, la)]
         a[0] = 0
         b = [int(x) << int(rng.integers(0, 3000)) for x in rng.integers(0, 2**40, n + la - 1)]
         want = [sum(a[t] * b[k + t] for t in range(la)) for k in range(n)]
-        assert counting.middle(a, b, n) == want
+        assert longcount.middle(a, b, n) == want
 
 
 def test_counts_beyond_int64_fall_back_to_exact_python_integers() -> None:
@@ -772,7 +763,7 @@ def test_analyses_through_gmp_are_the_analyses_in_python_integers(
     # Every product and weighted sum sent to GMP (the threshold at one bit),
     # against none: the same probabilities, certainties and layout totals.
     gmpy2 = pytest.importorskip("gmpy2")
-    from numsweeper.solver import counting
+    from numsweeper.solver import longcount
 
     made = [0]
 
@@ -788,11 +779,11 @@ def test_analyses_through_gmp_are_the_analyses_in_python_integers(
         revealed = ~layout & (rng.random(layout.shape) < rng.uniform(0.2, 0.8))
         cells = np.where(revealed, adjacent_counts(layout), H).astype(np.int8)
         with monkeypatch.context() as patch:
-            patch.setattr(counting, "_gmp", lambda: None)
+            patch.setattr(longcount, "_gmp", lambda: None)
             plain = analyze(cells, 99)
         with monkeypatch.context() as patch:
-            patch.setattr(counting, "_GMP_BITS", 1)
-            patch.setattr(counting, "_gmp", lambda: mpz)
+            patch.setattr(longcount, "_GMP_BITS", 1)
+            patch.setattr(longcount, "_gmp", lambda: mpz)
             gmp = analyze(cells, 99)
         assert plain.layouts == gmp.layouts > 0
         assert np.array_equal(plain.probabilities, gmp.probabilities, equal_nan=True)

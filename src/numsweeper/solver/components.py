@@ -23,17 +23,8 @@ from numpy.typing import NDArray
 
 from ..errors import InvalidBoardError
 from ._jit import frozen, kernel, readonly
-from .counting import (
-    EMPTY,
-    OK,
-    TOO_LARGE,
-    Empty,
-    Poly,
-    TooLarge,
-    count_exact,
-    count_parts,
-    unpack,
-)
+from .counting import EMPTY, OK, TOO_LARGE, Poly, count_parts, unpack
+from .longcount import Empty, TooLarge, count_exact
 from .structure import Frontier, split_and_order
 
 __all__ = ["Component", "Counts", "Memory", "count_frontier", "group_shares", "merged"]

@@ -78,10 +78,11 @@ from ..errors import (
     OutOfBoundsError,
 )
 from ..game import Game, GameState, Snapshot
-from .analysis import MAX_STATES, Analysis, Analyzer, _coerce, _Prober
+from .analysis import MAX_STATES, Analysis, Analyzer, _coerce
 from .endgame import best_click
 from .guess import forced_pair, hill_guess, lookahead_guess, quick_guess
 from .local import _local_rules
+from .lookahead import _Prober
 
 __all__ = ["Hint", "SolverPolicy", "hint"]
 

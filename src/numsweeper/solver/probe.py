@@ -1,6 +1,6 @@
 """The exact engine's readings, compiled: a position with one cell shown, or some cells mines.
 
-Private to :mod:`numsweeper.solver.analysis` and :mod:`numsweeper.solver.
+Private to :mod:`numsweeper.solver.lookahead` and :mod:`numsweeper.solver.
 guess`.  The look-ahead (:func:`~numsweeper.solver.guess.hill_guess`)
 asks of each number ``n`` a candidate cell may show two things: the
 share of the layouts in which it shows ``n``, and the two best living
