@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import threading
 import tomllib
 from collections.abc import Iterator
@@ -554,6 +555,19 @@ def solve(client: TestClient, made: dict[str, Any], clock: Clock, step: float) -
         clock.advance(step)
         snapshot = move(client, made, "reveal", hint.row, hint.col).json()["snapshot"]
     return str(snapshot["state"])
+
+
+@pytest.mark.parametrize(
+    ("rule", "error", "named"),
+    [("safest", ns.InvalidBoardError, "'safest'"), (3, ns.InvalidTypeError, "got 3")],
+)
+def test_a_leaderboard_of_an_unknown_rule_is_refused(
+    store: Store, rule: Any, error: type[Exception], named: str
+) -> None:
+    with pytest.raises(error, match=re.escape(named)):
+        store.leaderboard("beginner", first_click=rule, any_rule=False)
+    # 'none' is the command line's spelling of no rule
+    assert store.leaderboard("beginner", first_click="none", any_rule=False)["entries"] == []
 
 
 def test_the_leaderboard_ranks_won_unseeded_games_by_time(client: TestClient, clock: Clock) -> None:

@@ -82,6 +82,7 @@ from sqlalchemy import (
 from sqlalchemy.engine import make_url
 
 import numsweeper as ns
+from numsweeper._validate import first_click_rule
 
 from .protocol import ApiError, NewGame, changed_cells, engine_error, snapshot_json
 from .race import race_move, winners
@@ -756,7 +757,7 @@ class Store:
         ----------
         preset : str
             A preset's name; another name has no entries.
-        first_click : {None, 'safe', 'opening'}
+        first_click : {None, 'none', 'safe', 'opening'}
             The rule kept when ``any_rule`` is False.
         any_rule : bool
             Rank games of every first-click rule together (the default).
@@ -770,9 +771,12 @@ class Store:
 
         Raises
         ------
-        KeyError
+        InvalidBoardError
             With ``any_rule=False``, for a ``first_click`` that is not a
-            rule (the app checks it before).
+            rule.
+        InvalidTypeError
+            With ``any_rule=False``, for a ``first_click`` that is not a
+            string or None.
 
         Examples
         --------
@@ -787,7 +791,8 @@ class Store:
         """
         query = select(_scores).where(_scores.c.preset == preset)
         if not any_rule:
-            query = query.where(_scores.c.first_click == _RULE_NAMES[first_click])
+            rule = first_click_rule(first_click)
+            query = query.where(_scores.c.first_click == _RULE_NAMES[rule])
         query = query.order_by(
             _scores.c.time, _scores.c.three_bv.desc(), _scores.c.finished_at
         ).limit(self.settings.leaderboard_size)
