@@ -386,8 +386,8 @@ def test_a_file_that_unpacks_past_memory_is_refused_unread(
     try:
         with pytest.raises(
             ns.InvalidGameFileError,
-            match=r"bomb\.npz' unpacks to 48,00\d,\d{3} bytes, more than a quarter of this "
-            r"machine's memory \(10,000,000\)",
+            match=r"bomb\.npz' unpacks to 48,00\d,\d{3} bytes, more than a quarter of the "
+            r"memory this process may use \(10,000,000\)",
         ):
             load_positions(bomb)
         _, peak = tracemalloc.get_traced_memory()

@@ -329,16 +329,16 @@ def check_memory(need: int, text: str, error: type[Exception] = InvalidBoardErro
     Examples
     --------
     >>> from numsweeper._validate import check_memory
-    >>> check_memory(10**20, "a table of 10**20 bytes")
+    >>> check_memory(10**20, "a table")
     Traceback (most recent call last):
         ...
-    numsweeper.errors.InvalidBoardError: a table of 10**20 bytes, more than this machine's ... GB
+    numsweeper.errors.InvalidBoardError: a table, more than the ... GB this process may use
     """
     if need <= _ALWAYS_FITS:  # (a process that has imported numpy holds more than that)
         return
     have = memory_bytes()
     if need > have:
-        raise error(f"{text}, more than this machine's {have / 1e9:.1f} GB")
+        raise error(f"{text}, more than the {have / 1e9:.1f} GB this process may use")
 
 
 def check_fits(n: int, rows: int, cols: int, per_cell: int, what: str) -> None:

@@ -309,7 +309,7 @@ def load_positions(path: str | os.PathLike[str]) -> Positions:
             if claimed > limit:
                 raise InvalidGameFileError(
                     f"{where} unpacks to {claimed:,} bytes, more than a quarter of "
-                    f"this machine's memory ({limit:,})"
+                    f"the memory this process may use ({limit:,})"
                 )
             arrays: dict[str, Any] = {}
             for name in ("meta", *_ARRAYS):

@@ -427,8 +427,8 @@ def _read(target: Path) -> bytes:
     limit = _validate.memory_bytes() // share
     if size > limit:
         raise InvalidGameFileError(
-            f"{target.name} holds {size:,} bytes, more than the {limit:,} this machine's "
-            f"memory allows a {target.suffix.lower()} game (1/{share} of it)"
+            f"{target.name} holds {size:,} bytes, more than the {limit:,} a "
+            f"{target.suffix.lower()} game may take (1/{share} of the memory this process may use)"
         )
     with target.open("rb") as file:  # (a byte more: to see a file that grew since)
         raw = file.read(size + 1)
