@@ -279,7 +279,7 @@ def check_board(
     The mine count is checked against the true limit for the rule in one
     message: at least one safe cell, and the cells the rule keeps mine-free
     wherever the first click lands.  A board whose arrays (4 bytes per
-    cell) would not fit in the machine's memory is refused before anything
+    cell) would not fit in the memory the process may use is refused before anything
     is allocated.
     """
     r = check_int(rows, "rows")

@@ -269,7 +269,7 @@ def load_positions(path: str | os.PathLike[str]) -> Positions:
         For every kind of bad file, naming the file and what is wrong: not an
         ``.npz`` archive, damaged data, an unknown format, a missing or bad
         setting, arrays of the wrong type or shape, values out of range,
-        arrays that would unpack past a quarter of the machine's memory,
+        arrays that would unpack past a quarter of the memory the process may use,
         settings past 16 MB, or an archive numpy would not write (a member
         listed twice or compressed other than stored or deflated, a zip
         directory past 64 KB).
