@@ -62,6 +62,37 @@ def saved(result: ns.SimulationResult, path: Path, **meta: Any) -> Path:
     return path
 
 
+@pytest.mark.parametrize("text", ["\u0667", "7_0", " 7", "7 ", "+ 7", "0x7", "7.0"])
+def test_an_integer_must_be_plain_ascii_digits(
+    run: ns.SimulationResult, tmp_path: Path, text: str
+) -> None:
+    # int() would take the first four as 7 or 70: a table holds only what
+    # to_csv writes, so anything else is refused with the text named
+    path = saved(run, tmp_path / "run.csv")
+    lines = path.read_text().splitlines()
+    row = lines[lines.index(HEADER) + 1].split(",")
+    lines[lines.index(HEADER) + 1] = ",".join([row[0], row[1], row[2], text, *row[4:]])
+    (tmp_path / "bad.csv").write_text("\n".join(lines) + "\n")
+    refused(tmp_path / "bad.csv", f"row 0, column 'clicks' holds {text!r}, not an integer")
+
+
+@pytest.mark.parametrize("text", ["1_0.5", " 0.5", "\u0661.\u0665", "0.5e", "nanx"])
+def test_a_float_must_be_a_plain_ascii_decimal(
+    run: ns.SimulationResult, tmp_path: Path, text: str
+) -> None:
+    path = saved(run, tmp_path / "run.csv")
+    run.to_csv(tmp_path / "moves.csv", which="moves")
+    moves = (tmp_path / "moves.csv").read_text().splitlines()
+    first = next(i for i, line in enumerate(moves) if line.startswith("game,step"))
+    assert moves[first].split(",")[7] == "probability"
+    cells = moves[first + 1].split(",")
+    cells[7] = text
+    moves[first + 1] = ",".join(cells)
+    (tmp_path / "moves.csv").write_text("\n".join(moves) + "\n")
+    said = f"row 0, column 'probability' holds {text!r}, not a number"
+    refused(path, said, moves=tmp_path / "moves.csv")
+
+
 def test_the_reviewers_file_is_refused_before_replay(
     run: ns.SimulationResult, tmp_path: Path
 ) -> None:

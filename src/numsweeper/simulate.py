@@ -17,6 +17,7 @@ import functools
 import json
 import math
 import pickle
+import re
 import sys
 import time
 import warnings
@@ -256,10 +257,11 @@ def _read_csv(
     )
     meta: dict[str, Any] = {}
     names = list(dtype.names or ())
-    # Parsed as Python's int() or float() would, so "2.7" or "1e300" in an
-    # integer column is refused here instead of being cast.
-    parse = [float if dtype[name].kind == "f" else int for name in names]
-    columns: list[array.array[Any]] = [array.array("d" if k is float else "q") for k in parse]
+    # Plain ASCII numbers only, so "2.7" or "1e300" in an integer column is
+    # refused here instead of being cast (and " 7", "7_0" or "٧" too, which
+    # int() would take).
+    parse = [_float_text if dtype[name].kind == "f" else _int_text for name in names]
+    columns: list[array.array[Any]] = [array.array("d" if k is _float_text else "q") for k in parse]
     header = None
     try:
         with open(path, newline="", encoding="utf-8") as handle:
@@ -292,6 +294,26 @@ def _read_csv(
         values = np.frombuffer(column, np.float64 if column.typecode == "d" else np.int64)
         table[name] = _column(values, dtype[name], where, name)
     return table, meta
+
+
+_INT_TEXT = re.compile(r"[+-]?[0-9]+").fullmatch
+_FLOAT_TEXT = re.compile(
+    r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|(?i:nan|inf|infinity))"
+).fullmatch
+
+
+def _int_text(text: str) -> int:
+    """``int(text)`` of a plain ASCII integer (sign and digits); else ValueError."""
+    if _INT_TEXT(text) is None:
+        raise ValueError(text)
+    return int(text)
+
+
+def _float_text(text: str) -> float:
+    """``float(text)`` of a plain ASCII decimal, ``nan`` or ``inf``; else ValueError."""
+    if _FLOAT_TEXT(text) is None:
+        raise ValueError(text)
+    return float(text)
 
 
 def _table_lines(handle: Any, meta: dict[str, Any], where: str) -> Iterator[str]:
