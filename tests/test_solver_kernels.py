@@ -28,8 +28,10 @@ from numpy.typing import NDArray
 import numsweeper as ns
 from numsweeper._kernels import adjacent_counts
 from numsweeper.solver import analyze, local_rules
+from numsweeper.solver._jit import frozen
 from numsweeper.solver.counting import EMPTY, FALLBACK, OK, TOO_LARGE, count_parts, unpack
 from numsweeper.solver.endgame import endgame_values
+from numsweeper.solver.local import first_safe_stack
 from numsweeper.solver.longcount import Empty, TooLarge, count_exact
 from numsweeper.solver.structure import Frontier, frontier
 
@@ -485,23 +487,28 @@ def rounds_reference(
     return safe, mines
 
 
+def random_stack(rng: np.random.Generator) -> NDArray[np.int8]:
+    """A batch of random positions: flags, and now and then inconsistent numbers."""
+    rows, cols = int(rng.integers(1, 17)), int(rng.integers(1, 31))
+    batch = []
+    for _ in range(int(rng.integers(1, 6))):
+        layout = rng.random((rows, cols)) < rng.random() * 0.4
+        shown = ~layout & (rng.random((rows, cols)) < rng.random())
+        cells = np.where(shown, adjacent_counts(layout), H).astype(np.int8)
+        cells[~shown & (rng.random((rows, cols)) < 0.1)] = F
+        if rng.random() < 0.2:
+            cells[shown & (rng.random((rows, cols)) < 0.1)] = int(rng.integers(0, 9))
+        batch.append(cells)
+    return np.stack(batch)
+
+
 def test_local_rules_match_the_rounds_over_whole_boards() -> None:
     # Random batches, flags, inconsistent numbers, and round limits that
     # stop the iteration early: the same cells, round for round.
     rng = np.random.default_rng(12)
     compared = limited = 0
     for _ in range(300):
-        rows, cols = int(rng.integers(1, 17)), int(rng.integers(1, 31))
-        batch = []
-        for _ in range(int(rng.integers(1, 6))):
-            layout = rng.random((rows, cols)) < rng.random() * 0.4
-            shown = ~layout & (rng.random((rows, cols)) < rng.random())
-            cells = np.where(shown, adjacent_counts(layout), H).astype(np.int8)
-            cells[~shown & (rng.random((rows, cols)) < 0.1)] = F
-            if rng.random() < 0.2:
-                cells[shown & (rng.random((rows, cols)) < 0.1)] = int(rng.integers(0, 9))
-            batch.append(cells)
-        stack = np.stack(batch)
+        stack = random_stack(rng)
         for rounds in (1, 2, 3, 32):
             got = local_rules(stack, max_rounds=rounds)
             want = rounds_reference(stack, rounds)
@@ -515,6 +522,49 @@ def test_local_rules_match_the_rounds_over_whole_boards() -> None:
         for a, b in zip(local_rules(board), rounds_reference(board, 32), strict=True):
             assert a.shape == board.shape
             np.testing.assert_array_equal(a, b)
+
+
+def chain(rng: np.random.Generator, cols: int) -> NDArray[np.int8]:
+    """A 2 x ``cols`` position the rules settle one cell a round, right to left.
+
+    The top row is revealed, and so is the bottom row's last cell; each
+    number then settles the hidden cell left of the ones settled before it,
+    so the first cells in row-major order are settled last.
+    """
+    bits = [bool(rng.random() < 0.5)]
+    bits.append(not bits[0])  # (the first number then settles nothing alone)
+    while len(bits) < cols - 1:  # no three alike: no number settles all its cells
+        bits.append(not bits[-1] if bits[-1] == bits[-2] else bool(rng.random() < 0.5))
+    layout = np.zeros((2, cols), dtype=bool)
+    layout[1, :-1] = bits
+    cells = np.full((2, cols), H, dtype=np.int8)
+    cells[0] = adjacent_counts(layout)[0]
+    cells[1, -1] = adjacent_counts(layout)[1, -1]
+    return cells
+
+
+def test_first_safe_is_the_first_hidden_cell_of_the_safe_mask() -> None:
+    # What the policy reads of the rules (the first unflagged cell proved
+    # safe, whether a cell is revealed, the flags) is what the masks of
+    # local_rules say, on random batches and on chains longer than the
+    # round limit (where the limit decides whether a first cell is found).
+    rng = np.random.default_rng(5)
+    stacks = [random_stack(rng) for _ in range(1000)]
+    stacks += [np.stack([chain(rng, 60 + i % 5) for _ in range(3)]) for i in range(50)]
+    limited = 0
+    for stack in stacks:
+        k = len(stack)
+        found = {}
+        for rounds in (0, 1, 2, 32, 64):
+            safe = local_rules(stack, max_rounds=rounds)[0].reshape(k, -1)
+            safe &= stack.reshape(k, -1) == H
+            first, revealed, flags = first_safe_stack(frozen(stack), rounds)
+            assert first.tolist() == np.where(safe.any(axis=1), safe.argmax(axis=1), -1).tolist()
+            assert revealed.tolist() == (stack >= 0).any(axis=(1, 2)).tolist()
+            assert flags.tolist() == (stack == F).sum(axis=(1, 2)).tolist()
+            found[rounds] = first.tolist()
+        limited += found[32] != found[64]
+    assert limited >= 40  # the round limit did bite on the chains
 
 
 # -- the endgame search -----------------------------------------------------------------

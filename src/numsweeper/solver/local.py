@@ -6,6 +6,7 @@ import numpy as np
 from numba import types as nt
 from numpy.typing import NDArray
 
+from .._constants import FLAG, HIDDEN
 from .._validate import check_at_least, check_visible
 from ._jit import frozen, helper, kernel, readonly
 
@@ -80,36 +81,145 @@ def _local_rules(
     return safe.reshape(visible.shape), mines.reshape(visible.shape)
 
 
+def _first_safe(
+    visible: NDArray[np.int8],
+) -> tuple[NDArray[np.int64], NDArray[np.bool_], NDArray[np.int64]]:
+    """Per board of a checked ``(k, rows, cols)`` stack: the first HIDDEN cell
+    :func:`local_rules` proves safe (a row-major index, -1 if none), whether
+    any cell is revealed, and the flags (:func:`first_safe_stack`)."""
+    return first_safe_stack(frozen(np.ascontiguousarray(visible, dtype=np.int8)), 32)
+
+
+# kinds of the cells of a board padded with one cell all round: a revealed
+# number, a hidden cell not yet decided (flags too), or the padding; a hidden
+# cell the rounds decide becomes _MINE, _SAFE or (inconsistent numbers) both
+_NUMBER, _FREE, _EDGE, _MINE, _SAFE = 0, 1, 2, 4, 8
+
+
 @helper
-def _row_sums(cells: NDArray[np.int8], r: int, cols: int, out: NDArray[np.int64]) -> None:
-    """``out[c]``: hidden cells among row ``r``'s columns ``c - 1 .. c + 1``."""
-    for c in range(cols):
-        x = 0
-        for cc in range(max(c - 1, 0), min(c + 2, cols)):
-            x += cells[r * cols + cc] < 0
-        out[c] = x
+def _padding(rows: int, cols: int) -> tuple[NDArray[np.uint8], NDArray[np.int64]]:
+    """The ``kind`` array of a padded board (all _EDGE), and its 8 neighbour steps."""
+    width = cols + 2
+    kind = np.full((rows + 2) * width, _EDGE, dtype=np.uint8)
+    around = np.array(
+        [-width - 1, -width, -width + 1, -1, 1, width - 1, width, width + 1], dtype=np.int64
+    )
+    return kind, around
 
 
-@kernel(readonly(nt.int8[:, :, ::1]), nt.int64)
-def local_rules_stack(
-    visible: NDArray[np.int8], max_rounds: int
-) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
-    """:func:`local_rules` on a ``(k, rows, cols)`` int8 stack.
+@helper
+def _frontier(
+    cells: NDArray[np.int8],
+    rows: int,
+    cols: int,
+    kind: NDArray[np.uint8],
+    need: NDArray[np.int8],
+    n_free: NDArray[np.int8],
+    across: NDArray[np.uint8],
+    active: NDArray[np.int64],
+) -> int:
+    """Loads a board into the padded ``kind`` and ``need``, and lists in
+    ``active`` (returning how many) the numbers next to hidden cells, with
+    their ``n_free``."""
+    width = cols + 2
+    for r in range(rows):
+        for c in range(cols):
+            v = cells[r * cols + c]
+            p = (r + 1) * width + c + 1
+            kind[p] = _FREE if v < 0 else _NUMBER
+            need[p] = v
+    # each number's hidden neighbours, from the column sums of three rows
+    n_active = 0
+    for r in range(1, rows + 1):
+        for c in range(width):
+            p = r * width + c
+            across[c] = (  # (ints: numpy adds two bools as a logical or, uncompiled)
+                int(kind[p - width] == _FREE)
+                + int(kind[p] == _FREE)
+                + int(kind[p + width] == _FREE)
+            )
+        for c in range(1, cols + 1):
+            p = r * width + c
+            if kind[p] != _NUMBER:
+                continue
+            x = across[c - 1] + across[c] + across[c + 1]
+            if x:
+                n_free[p] = x
+                active[n_active] = p
+                n_active += 1
+    return n_active
 
-    Each number's need and count of undecided hidden neighbours are kept up
-    to date (one byte each), and each round looks only at the numbers next
-    to a cell the previous round decided (the others cannot fire).  Per
-    cell, ``mark`` holds whether this round makes it a mine or safe, or
-    (for a number) whether it is already listed for the next round.
-    """
+
+@helper
+def _rounds(
+    kind: NDArray[np.uint8],
+    need: NDArray[np.int8],
+    n_free: NDArray[np.int8],
+    mark: NDArray[np.uint8],
+    around: NDArray[np.int64],
+    active: NDArray[np.int64],
+    n_active: int,
+    decided: NDArray[np.int64],
+    max_rounds: int,
+) -> None:
+    """The rounds on one board loaded by :func:`_frontier`, deciding cells in ``kind``."""
+    for _ in range(max_rounds):
+        n_decided = 0
+        for a in range(n_active):
+            i = active[a]
+            if n_free[i] == 0:
+                continue
+            bits = (_TO_MINE if need[i] == n_free[i] else 0) | (_TO_SAFE if need[i] == 0 else 0)
+            if not bits:
+                continue
+            for d in range(8):
+                j = i + around[d]
+                if kind[j] != _FREE:
+                    continue
+                if not mark[j]:
+                    decided[n_decided] = j
+                    n_decided += 1
+                mark[j] |= bits
+        if n_decided == 0:
+            break
+        # apply them all at once, and look again at their numbers
+        n_active = 0
+        for d in range(n_decided):
+            j = decided[d]
+            to_mine = mark[j] & _TO_MINE
+            kind[j] = (_MINE if to_mine else 0) | (_SAFE if mark[j] & _TO_SAFE else 0)
+            mark[j] = 0
+            for e in range(8):
+                i = j + around[e]
+                if kind[i] != _NUMBER:
+                    continue
+                n_free[i] -= 1
+                if to_mine:
+                    need[i] -= 1
+                if not mark[i]:  # (a number's mark is only ever _QUEUED)
+                    mark[i] = _QUEUED
+                    active[n_active] = i
+                    n_active += 1
+        for a in range(n_active):
+            mark[active[a]] = 0
+
+
+@helper
+def _scratch(
+    visible: NDArray[np.int8],
+) -> tuple[
+    NDArray[np.int8],
+    NDArray[np.int8],
+    NDArray[np.uint8],
+    NDArray[np.uint8],
+    NDArray[np.int64],
+    NDArray[np.int64],
+]:
+    """Work arrays for the rounds on each board of ``visible``: ``need``,
+    ``n_free``, ``mark``, ``across``, ``active`` and ``decided``."""
     k, rows, cols = visible.shape
     n = rows * cols
-    safe = np.zeros(visible.shape, dtype=np.bool_)
-    mines = np.zeros(visible.shape, dtype=np.bool_)
-    need = np.zeros(n, dtype=np.int8)
-    n_free = np.zeros(n, dtype=np.int8)
-    mark = np.zeros(n, dtype=np.uint8)  # (all clear between boards)
-    across = np.zeros((3, cols), dtype=np.int64)
+    size = (rows + 2) * (cols + 2)
     # room for the numbers next to hidden cells, and the cells one round
     # decides: in proportion to the hidden cells (never grown in the loops,
     # where a reassigned array would cost reference counting at every step)
@@ -121,82 +231,83 @@ def local_rules_stack(
             here += cells[i] < 0
         hidden = max(hidden, here)
         numbers = max(numbers, min(n - here, 8 * here))  # each next to a hidden cell
-    active = np.empty(numbers, dtype=np.int64)
-    decided = np.empty(hidden, dtype=np.int64)
+    return (
+        np.zeros(size, dtype=np.int8),
+        np.zeros(size, dtype=np.int8),
+        np.zeros(size, dtype=np.uint8),  # (all clear between boards)
+        np.zeros(cols + 2, dtype=np.uint8),
+        np.empty(numbers, dtype=np.int64),
+        np.empty(hidden, dtype=np.int64),
+    )
+
+
+@kernel(readonly(nt.int8[:, :, ::1]), nt.int64)
+def local_rules_stack(
+    visible: NDArray[np.int8], max_rounds: int
+) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
+    """:func:`local_rules` on a ``(k, rows, cols)`` int8 stack.
+
+    Each board is copied into a padded one (no bounds to test), where each
+    number's need and count of undecided hidden neighbours are kept up to
+    date (one byte each), and each round looks only at the numbers next to
+    a cell the previous round decided (the others cannot fire).  Per cell,
+    ``mark`` holds whether this round makes it a mine or safe, or (for a
+    number) whether it is already listed for the next round.
+    """
+    k, rows, cols = visible.shape
+    n = rows * cols
+    width = cols + 2
+    safe = np.zeros(visible.shape, dtype=np.bool_)
+    mines = np.zeros(visible.shape, dtype=np.bool_)
+    need, n_free, mark, across, active, decided = _scratch(visible)
+    kind, around = _padding(rows, cols)
     for b in range(k):
-        cells = visible[b].reshape(n)
+        n_active = _frontier(visible[b].reshape(n), rows, cols, kind, need, n_free, across, active)
+        _rounds(kind, need, n_free, mark, around, active, n_active, decided, max_rounds)
         is_safe = safe[b].reshape(n)
         is_mine = mines[b].reshape(n)
-        # each number's hidden neighbours, from 3-wide row sums of hidden
-        # cells (three rows of them at a time); a number with none never fires
-        n_active = 0
-        _row_sums(cells, 0, cols, across[0])
         for r in range(rows):
-            if r + 1 < rows:
-                _row_sums(cells, r + 1, cols, across[(r + 1) % 3])
-            here, above, below = across[r % 3], across[(r - 1) % 3], across[(r + 1) % 3]
             for c in range(cols):
-                i = r * cols + c
-                if cells[i] < 0:
-                    continue
-                x = here[c]
-                if r > 0:
-                    x += above[c]
-                if r + 1 < rows:
-                    x += below[c]
-                if x:
-                    need[i] = cells[i]
-                    n_free[i] = x  # (a number is not hidden itself)
-                    active[n_active] = i
-                    n_active += 1
-        for _ in range(max_rounds):
-            n_decided = 0
-            for a in range(n_active):
-                i = active[a]
-                if n_free[i] == 0:
-                    continue
-                fire_mine = need[i] == n_free[i]
-                fire_safe = need[i] == 0
-                if not (fire_mine or fire_safe):
-                    continue
-                r, c = i // cols, i % cols
-                for rr in range(max(r - 1, 0), min(r + 2, rows)):
-                    for cc in range(max(c - 1, 0), min(c + 2, cols)):
-                        j = rr * cols + cc
-                        if j == i or cells[j] >= 0 or is_safe[j] or is_mine[j]:
-                            continue
-                        if not mark[j]:
-                            decided[n_decided] = j
-                            n_decided += 1
-                        if fire_mine:
-                            mark[j] |= _TO_MINE
-                        if fire_safe:
-                            mark[j] |= _TO_SAFE
-            if n_decided == 0:
-                break
-            # apply them all at once, and look again at their numbers
-            n_active = 0
-            for d in range(n_decided):
-                j = decided[d]
-                to_mine = mark[j] & _TO_MINE
-                if to_mine:
-                    is_mine[j] = True
-                if mark[j] & _TO_SAFE:
-                    is_safe[j] = True
-                mark[j] = 0
-                r, c = j // cols, j % cols
-                for rr in range(max(r - 1, 0), min(r + 2, rows)):
-                    for cc in range(max(c - 1, 0), min(c + 2, cols)):
-                        i = rr * cols + cc
-                        if cells[i] < 0:
-                            continue
-                        n_free[i] -= 1
-                        if to_mine:
-                            need[i] -= 1
-                        if not mark[i] & _QUEUED:
-                            mark[i] |= _QUEUED
-                            active[n_active] = i
-                            n_active += 1
-            for a in range(n_active):
-                mark[active[a]] = 0
+                x = kind[(r + 1) * width + c + 1]
+                is_safe[r * cols + c] = (x & _SAFE) != 0
+                is_mine[r * cols + c] = (x & _MINE) != 0
     return safe, mines
+
+
+@kernel(readonly(nt.int8[:, :, ::1]), nt.int64)
+def first_safe_stack(
+    visible: NDArray[np.int8], max_rounds: int
+) -> tuple[NDArray[np.int64], NDArray[np.bool_], NDArray[np.int64]]:
+    """What the policy needs of :func:`local_rules` on a ``(k, rows, cols)`` stack.
+
+    Per board: the first HIDDEN (not flagged) cell proved safe, as a
+    row-major index (-1 if none), whether any cell is revealed, and how
+    many are flagged; the rounds are :func:`local_rules_stack`'s, with no
+    masks made.
+    """
+    k, rows, cols = visible.shape
+    n = rows * cols
+    width = cols + 2
+    first = np.full(k, -1, dtype=np.int64)
+    revealed = np.zeros(k, dtype=np.bool_)
+    flags = np.zeros(k, dtype=np.int64)
+    need, n_free, mark, across, active, decided = _scratch(visible)
+    kind, around = _padding(rows, cols)
+    for b in range(k):
+        cells = visible[b].reshape(n)
+        n_numbers = n_flags = 0
+        for i in range(n):
+            n_numbers += cells[i] >= 0
+            n_flags += cells[i] == FLAG
+        revealed[b] = n_numbers > 0
+        flags[b] = n_flags
+        n_active = _frontier(cells, rows, cols, kind, need, n_free, across, active)
+        _rounds(kind, need, n_free, mark, around, active, n_active, decided, max_rounds)
+        for r in range(rows):
+            for c in range(cols):
+                if kind[(r + 1) * width + c + 1] & _SAFE and cells[r * cols + c] == HIDDEN:
+                    first[b] = r * cols + c
+                    break
+            if first[b] >= 0:
+                break
+    return first, revealed, flags

@@ -68,7 +68,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._constants import FLAG, HIDDEN
+from .._constants import HIDDEN
 from .._validate import check_coord, check_int, check_visible, first_click_rule, short_repr
 from ..errors import (
     GameOverError,
@@ -81,7 +81,7 @@ from ..game import Game, GameState, Snapshot
 from .analysis import MAX_STATES, Analysis, Analyzer, _coerce
 from .endgame import best_click
 from .guess import forced_pair, hill_guess, lookahead_guess, quick_guess
-from .local import _local_rules
+from .local import _first_safe
 from .lookahead import _Prober
 
 __all__ = ["Hint", "SolverPolicy", "hint"]
@@ -388,13 +388,9 @@ class SolverPolicy:
         if k == 0:
             return out
         t0 = time.perf_counter()
-        revealed_any = (cells >= 0).reshape(k, -1).any(axis=1)
-        safe, _ = _local_rules(cells)
-        safe &= cells == HIDDEN
-        flat_safe = safe.reshape(k, -1)
-        has_safe = flat_safe.any(axis=1)
-        first = np.argmax(flat_safe, axis=1)
-        out[:, 0], out[:, 1] = np.divmod(first, cols)
+        first, revealed_any, n_flags = _first_safe(cells)
+        has_safe = first >= 0
+        out[:, 0], out[:, 1] = np.divmod(np.maximum(first, 0), cols)
         fresh = ~revealed_any
         if fresh.any():
             opening = self._opening(rows, cols)
@@ -403,7 +399,6 @@ class SolverPolicy:
         self.timings["local"] += time.perf_counter() - t0
         self.counts["first"] += int(fresh.sum())
         self.counts["local"] += int((has_safe & ~fresh).sum())
-        n_flags = (cells == FLAG).reshape(k, -1).sum(axis=1)
         if self.first_click is None:  # no rule protects the first click: a blind guess
             blind = (left + n_flags) / (rows * cols)
             probabilities[fresh] = blind[fresh]
@@ -749,10 +744,8 @@ def hint(game_or_snapshot: Game | Snapshot, *, trust_flags: bool = False) -> Hin
             return Hint(r, c, p, p == 0.0)
         return Hint(r, c, 0.0, True)
     a = engine.analyze(cells, mines, trust_flags=trust_flags)
-    safe, _ = _local_rules(cells)
-    safe &= cells == HIDDEN
-    flat = int(np.argmax(safe))
-    if safe.flat[flat]:
+    flat = int(_first_safe(cells[None])[0][0])
+    if flat >= 0:
         r, c = divmod(flat, cols)
     elif trust_flags and (sure := [(x, y) for x, y in a.safe.tolist() if cells[x, y] == HIDDEN]):
         r, c = sure[0]  # the flags settle it
