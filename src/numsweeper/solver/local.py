@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import types as nt
 from numpy.typing import NDArray
@@ -108,6 +110,12 @@ def _padding(rows: int, cols: int) -> tuple[NDArray[np.uint8], NDArray[np.int64]
 
 
 @helper
+def _inside(padded: NDArray[Any], r: int, cols: int) -> NDArray[Any]:
+    """Row ``r`` of a board, in its padded copy ``padded``."""
+    return padded[(r + 1) * (cols + 2) + 1 : (r + 2) * (cols + 2) - 1]
+
+
+@helper
 def _frontier(
     cells: NDArray[np.int8],
     rows: int,
@@ -121,31 +129,35 @@ def _frontier(
     """Loads a board into the padded ``kind`` and ``need``, and lists in
     ``active`` (returning how many) the numbers next to hidden cells, with
     their ``n_free``."""
+    # (row slices throughout: indices numba knows are not negative, so the
+    # loops have no wraparound tests and compile to vector code)
     width = cols + 2
     for r in range(rows):
+        row, kinds, needs = (
+            cells[r * cols : (r + 1) * cols],
+            _inside(kind, r, cols),
+            _inside(need, r, cols),
+        )
         for c in range(cols):
-            v = cells[r * cols + c]
-            p = (r + 1) * width + c + 1
-            kind[p] = _FREE if v < 0 else _NUMBER
-            need[p] = v
+            kinds[c] = _FREE if row[c] < 0 else _NUMBER
+            needs[c] = row[c]
     # each number's hidden neighbours, from the column sums of three rows
     n_active = 0
     for r in range(1, rows + 1):
+        above = kind[(r - 1) * width : r * width]
+        here = kind[r * width : (r + 1) * width]
+        below = kind[(r + 1) * width : (r + 2) * width]
         for c in range(width):
-            p = r * width + c
             across[c] = (  # (ints: numpy adds two bools as a logical or, uncompiled)
-                int(kind[p - width] == _FREE)
-                + int(kind[p] == _FREE)
-                + int(kind[p + width] == _FREE)
+                int(above[c] == _FREE) + int(here[c] == _FREE) + int(below[c] == _FREE)
             )
         for c in range(1, cols + 1):
-            p = r * width + c
-            if kind[p] != _NUMBER:
+            if here[c] != _NUMBER:
                 continue
             x = across[c - 1] + across[c] + across[c + 1]
             if x:
-                n_free[p] = x
-                active[n_active] = p
+                n_free[r * width + c] = x
+                active[n_active] = r * width + c
                 n_active += 1
     return n_active
 
@@ -256,7 +268,6 @@ def local_rules_stack(
     """
     k, rows, cols = visible.shape
     n = rows * cols
-    width = cols + 2
     safe = np.zeros(visible.shape, dtype=np.bool_)
     mines = np.zeros(visible.shape, dtype=np.bool_)
     need, n_free, mark, across, active, decided = _scratch(visible)
@@ -264,13 +275,11 @@ def local_rules_stack(
     for b in range(k):
         n_active = _frontier(visible[b].reshape(n), rows, cols, kind, need, n_free, across, active)
         _rounds(kind, need, n_free, mark, around, active, n_active, decided, max_rounds)
-        is_safe = safe[b].reshape(n)
-        is_mine = mines[b].reshape(n)
         for r in range(rows):
+            kinds, is_safe, is_mine = _inside(kind, r, cols), safe[b, r], mines[b, r]
             for c in range(cols):
-                x = kind[(r + 1) * width + c + 1]
-                is_safe[r * cols + c] = (x & _SAFE) != 0
-                is_mine[r * cols + c] = (x & _MINE) != 0
+                is_safe[c] = (kinds[c] & _SAFE) != 0
+                is_mine[c] = (kinds[c] & _MINE) != 0
     return safe, mines
 
 
@@ -287,7 +296,6 @@ def first_safe_stack(
     """
     k, rows, cols = visible.shape
     n = rows * cols
-    width = cols + 2
     first = np.full(k, -1, dtype=np.int64)
     revealed = np.zeros(k, dtype=np.bool_)
     flags = np.zeros(k, dtype=np.int64)
@@ -304,8 +312,9 @@ def first_safe_stack(
         n_active = _frontier(cells, rows, cols, kind, need, n_free, across, active)
         _rounds(kind, need, n_free, mark, around, active, n_active, decided, max_rounds)
         for r in range(rows):
+            kinds, row = _inside(kind, r, cols), visible[b, r]
             for c in range(cols):
-                if kind[(r + 1) * width + c + 1] & _SAFE and cells[r * cols + c] == HIDDEN:
+                if kinds[c] & _SAFE and row[c] == HIDDEN:
                     first[b] = r * cols + c
                     break
             if first[b] >= 0:
