@@ -55,10 +55,11 @@ def local_rules(
     its need makes them mines, a number whose need is met makes them safe.
     Rounds repeat until one proves nothing new, or ``max_rounds`` of them
     have run.  A round looks again only at the numbers next to cells the
-    previous one decided.  The work is two compiled passes over each board
-    plus work in proportion to its frontier, and the memory three bytes
-    per cell besides the two masks returned, and eight per hidden cell (at
-    most eight per cell in all).
+    previous one decided.  The work is a few compiled passes over each
+    board plus work in proportion to its frontier, and the memory four
+    bytes per cell of one board padded with a cell all round, besides the
+    two masks returned, and eight per hidden cell (at most eight per cell
+    in all).
 
     Examples
     --------
@@ -84,12 +85,11 @@ def _local_rules(
 
 
 def _first_safe(
-    visible: NDArray[np.int8],
+    visible: NDArray[np.int8], *, max_rounds: int = 32
 ) -> tuple[NDArray[np.int64], NDArray[np.bool_], NDArray[np.int64]]:
-    """Per board of a checked ``(k, rows, cols)`` stack: the first HIDDEN cell
-    :func:`local_rules` proves safe (a row-major index, -1 if none), whether
-    any cell is revealed, and the flags (:func:`first_safe_stack`)."""
-    return first_safe_stack(frozen(np.ascontiguousarray(visible, dtype=np.int8)), 32)
+    """:func:`first_safe_stack` on a checked ``(k, rows, cols)`` stack."""
+    stack = frozen(np.ascontiguousarray(visible, dtype=np.int8))
+    return first_safe_stack(stack, min(int(max_rounds), _INT62))
 
 
 # kinds of the cells of a board padded with one cell all round: a revealed
@@ -126,9 +126,7 @@ def _frontier(
     across: NDArray[np.uint8],
     active: NDArray[np.int64],
 ) -> int:
-    """Loads a board into the padded ``kind`` and ``need``, and lists in
-    ``active`` (returning how many) the numbers next to hidden cells, with
-    their ``n_free``."""
+    """Loads a board into ``kind`` and ``need``; lists its frontier numbers (with ``n_free``)."""
     # (row slices throughout: indices numba knows are not negative, so the
     # loops have no wraparound tests and compile to vector code)
     width = cols + 2
@@ -227,8 +225,7 @@ def _scratch(
     NDArray[np.int64],
     NDArray[np.int64],
 ]:
-    """Work arrays for the rounds on each board of ``visible``: ``need``,
-    ``n_free``, ``mark``, ``across``, ``active`` and ``decided``."""
+    """Work arrays for the boards of ``visible``: need, n_free, mark, across, active, decided."""
     k, rows, cols = visible.shape
     n = rows * cols
     size = (rows + 2) * (cols + 2)
