@@ -607,6 +607,28 @@ def test_local_rules_batch(benchmark: Any) -> None:
     assert all(np.array_equal(local_reference(b), safe[i]) for i, b in enumerate(batch[:2]))
 
 
+def _first_safe_by_masks(batch: np.ndarray) -> np.ndarray:
+    """The policy's step before session 9: the masks, then numpy passes."""
+    safe = local_rules(batch)[0] & (batch == ns.HIDDEN)
+    flat = safe.reshape(len(batch), -1)
+    return np.where(flat.any(axis=1), np.argmax(flat, axis=1), -1)
+
+
+def test_policy_first_safe_step(benchmark: Any) -> None:
+    # What SolverPolicy.__call__ asks of the local rules on every move: the
+    # first hidden cell proved safe per game, from one compiled call
+    from numsweeper.solver.local import _first_safe
+
+    batch = _batch(size(256, 4))
+    first = benchmark(lambda: _first_safe(batch)[0])
+    assert first.tolist() == _first_safe_by_masks(batch).tolist()
+
+
+def test_policy_first_safe_by_masks_baseline(benchmark: Any) -> None:
+    batch = _batch(size(256, 4))
+    benchmark(_first_safe_by_masks, batch)
+
+
 def test_local_rules_plain_python_baseline(benchmark: Any) -> None:
     batch = _batch(size(256, 4))[: size(16, 2)]
     assert all(np.array_equal(local_reference(b), local_rules(b)[0]) for b in batch[:2])
@@ -880,7 +902,7 @@ def time_split(games: int) -> dict[str, float]:
         (guess._Influence, "patterns", "patterns"),
         (analysis, "_probabilities", "probabilities"),
         (policy.SolverPolicy, "_analyze", "analyze"),
-        (policy, "_local_rules", "local rules"),
+        (policy, "_first_safe", "local rules"),
         (policy, "best_click", "endgame"),
         (policy, "forced_pair", "forced pair"),
     ]
