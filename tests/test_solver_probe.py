@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import numpy as np
@@ -64,7 +65,8 @@ def test_compiled_probes_of_expert_games_are_the_engines_bit_for_bit(
     # error to the engine; and it answers nearly every other probe.
     totals: dict[bytes, int] = {}
     probers: dict[tuple[bytes, Cell], Any] = {}
-    compiled = fallback = raised = 0
+    compiled = fallback = raised = looked = 0
+    found: Any
     for cells, mines, cell, n, off_at in expert_probes:
         key = cells.tobytes()
         if key not in totals:
@@ -72,17 +74,22 @@ def test_compiled_probes_of_expert_games_are_the_engines_bit_for_bit(
         prober = probers.get((key, cell))
         if prober is None:
             prober = probers[key, cell] = Analyzer().prober(cells, mines, cell, MAX_STATES)
-        found = prober.look(n, off_at)
+        try:
+            found = prober.look(n, off_at)
+        except ns.InvalidBoardError:
+            found = "raised"
         probe = cells.copy()
         probe[cell] = n
         try:
             want = engines_reading(probe, mines, off_at)
         except ns.InvalidBoardError:
-            assert found is None
+            assert found is None or found == "raised"
             with pytest.raises(ns.InvalidBoardError):
                 prober(n)
             raised += 1
+            looked += found == "raised"
             continue
+        assert found != "raised"  # (only where the engine raises)
         if found is None:
             fallback += 1
             continue
@@ -93,6 +100,7 @@ def test_compiled_probes_of_expert_games_are_the_engines_bit_for_bit(
         compiled += 1
     assert compiled > 1500 and raised > 100, (compiled, fallback, raised)
     assert fallback < 0.1 * compiled, (compiled, fallback)
+    assert looked > 0.8 * raised, (looked, raised)  # most errors found compiled
 
 
 def test_a_number_the_cell_cannot_show_is_left_to_the_engine() -> None:
@@ -105,6 +113,20 @@ def test_a_number_the_cell_cannot_show_is_left_to_the_engine() -> None:
     probe = cells.copy()
     probe[0, 1] = 1
     assert prober.look(1, -1) == engines_reading(probe, 1, -1)
+
+
+def test_a_number_no_layout_fits_raises_as_the_engine_does() -> None:
+    # A 0 beside the corner's 1 leaves that 1 no mine: the compiled count of
+    # the cell's part finds no layout, so look raises where prober(0) does.
+    cells = np.array([[1, H, H], [H, H, H]], dtype=np.int8)
+    prober = Analyzer().prober(cells, 1, (0, 1), MAX_STATES)
+    with pytest.raises(ns.InvalidBoardError, match=r"cell \(0, 1\) show 0"):
+        prober.look(0, -1)
+    with pytest.raises(ns.InvalidBoardError, match=r"number at cell \(0, 0\)"):
+        prober(0)
+    probe = cells.copy()
+    probe[0, 1] = 1
+    assert prober.look(1, -1) == engines_reading(probe, 1, -1)  # (nothing left behind)
 
 
 @pytest.mark.parametrize(("pairs", "why"), [(1, "fits"), (2, "ratio"), (3, "int64")])
@@ -141,7 +163,11 @@ def test_the_policy_reads_a_kept_analysis_and_keeps_no_compiled_probe() -> None:
     r, c = divmod(int(front_flat[(front_p > 0) & (front_p < 1)][0]), cells.shape[1])
     shown = solver._probe(cells, mines, (r, c))
     probe = cells.copy()
-    numbers = [n for n in range(9) if shown.look(n, -1) is not None]
+    numbers = []
+    for n in range(9):
+        with contextlib.suppress(ns.InvalidBoardError):  # (no layout shows n)
+            if shown.look(n, -1) is not None:
+                numbers.append(n)
     assert numbers
     probe[r, c] = numbers[0]
     assert solver._analyzed(probe, mines) is None  # looked at, not kept

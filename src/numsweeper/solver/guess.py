@@ -94,7 +94,9 @@ class Shown(Protocol):
 
         ``(layouts, s1, s2, live_safe)``: its ``layouts`` and its
         :func:`outlook` (with ``off_at``), the same integers and floats;
-        None where only the analysis itself can tell (it may raise).
+        None where only the analysis itself can tell (it may raise).  It
+        may raise :class:`~numsweeper.errors.InvalidBoardError` itself
+        where it finds that no layout shows ``n`` (the analysis would raise).
         """
         ...
 

@@ -36,7 +36,7 @@ from .analysis import (
     _single_shares,
 )
 from .components import Counts, count_frontier, merged
-from .counting import LIMIT, OK, Poly, count_parts, unpack
+from .counting import EMPTY, LIMIT, OK, Poly, count_parts, unpack
 from .longcount import convolve
 from .probe import given_shares, probe_outlook
 from .structure import frontier
@@ -140,6 +140,14 @@ class _Prober:
         count past int64), or a ratio's terms do not convert to floats
         exactly; ``self(n)`` then tells (or raises).  Nothing is added to
         the engine's memory but the rest's count, as ``self(n)`` adds it.
+
+        Raises
+        ------
+        InvalidBoardError
+            If the kernel finds that no layout of the cell's own part fits
+            ``n`` (``self(n)`` raises then too, naming a number of that
+            part): the look-ahead skips such a number at the cost of one
+            compiled count.
         """
         if not self.fine or not 0 <= n <= self.free:
             return None
@@ -165,6 +173,8 @@ class _Prober:
             frozen(grid),
             off_at,
         )
+        if status == EMPTY:  # (the cell's own part, counted as self(n) counts it)
+            raise InvalidBoardError(f"no layout has cell {self.cell} show {n}")
         if status != OK:
             return None
         # (int(): numpy's integers where the kernel runs as Python)

@@ -335,9 +335,11 @@ def probe_outlook(
     Returns
     -------
     status : int
-        :data:`~numsweeper.solver.counting.OK`, or ``FALLBACK`` if the
-        answer needs the exact engine (see the module notes); the rest is
-        then meaningless.
+        :data:`~numsweeper.solver.counting.OK`; ``EMPTY`` if no layout of
+        the cell's own part fits its numbers (the exact engine's count of
+        that part finds none either, and raises); or ``FALLBACK`` if the
+        answer needs the exact engine (see the module notes).  The rest is
+        meaningless unless the status is ``OK``.
     grand, w_ref, n_ref : int
         The position has ``factor * grand * C(u, n_ref) / w_ref`` layouts,
         ``factor`` the product of the counts of the parts of one total.
@@ -361,6 +363,8 @@ def probe_outlook(
         status, _, own_low, first, last, counts, marginals = count_part(
             sizes, grp_ptr, grp_idx, part_ptr, order, need, own, max_states, number
         )
+        if status == EMPTY:
+            return (EMPTY, 0, 0, 0, 0.0, 0.0, False)
         if status != OK:
             return fail
         # appended to the rest's parts, in their form
