@@ -136,6 +136,26 @@ def _weights(
     return True, context
 
 
+#: :func:`outlook` finds this many cells by scanning before it sorts them all.
+_LAZY_STEPS = 8
+
+
+@helper
+def _next_safest(q: NDArray[np.float64], taken: NDArray[np.bool_]) -> int:
+    """The first index of the least ``q`` not yet ``taken`` (now taken), or -1.
+
+    Taken in turn, these are the indices in the order of a stable sort of
+    ``q`` (NaN-free).
+    """
+    best = -1
+    for j in range(q.shape[0]):
+        if not taken[j] and (best < 0 or q[j] < q[best]):
+            best = j
+    if best >= 0:
+        taken[best] = True
+    return best
+
+
 @kernel(
     readonly(nt.int8[:, ::1]),
     readonly(nt.int64[::1]),
@@ -182,7 +202,8 @@ def outlook(
     need plus the certain mines around it (a sufficient test: Hill's).  Only
     as many cells as needed are tested, safest first (a stable sort: by
     probability, then row-major), on a bordered byte grid (1 undecided, 2
-    revealed).
+    revealed).  The first few are found by scanning (two or three usually
+    do), the rest, if any, by sorting.
     """
     rows, cols = probe.shape
     q = np.full(rows * cols, off_p)  # (read at hidden cells only)
@@ -203,11 +224,14 @@ def outlook(
     flat = np.empty(n_hidden, dtype=np.int64)
     qf = np.empty(n_hidden, dtype=np.float64)
     j = 0
+    lazy = _LAZY_STEPS  # (a NaN would sort last: then sort from the start)
     for r in range(rows):
         for c in range(cols):
             if probe[r, c] == -1:
                 flat[j] = r * cols + c
                 qf[j] = q[r * cols + c]
+                if np.isnan(qf[j]):
+                    lazy = 0
                 j += 1
     # the neighbour offsets in increasing order; with the cell's own, 0
     around = np.array(
@@ -221,7 +245,14 @@ def outlook(
     found = np.zeros(6, dtype=np.float64)  # the safeties found, then 0, 0, floor, floor
     n_found = 0
     live_safe = False
-    for jj in np.argsort(qf, kind="mergesort"):  # stable
+    taken = np.zeros(n_hidden, dtype=np.bool_)
+    ranked = np.empty(0, dtype=np.int64)
+    for step in range(n_hidden):
+        jj = _next_safest(qf, taken) if step < lazy else -1
+        if jj < 0:
+            if step == lazy:  # (the first steps took the sort's first cells)
+                ranked = np.argsort(qf, kind="mergesort")  # stable
+            jj = ranked[step]
         qi = qf[jj]
         if qi < 1.0:
             r, c = flat[jj] // cols, flat[jj] % cols
