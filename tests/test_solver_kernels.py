@@ -10,6 +10,7 @@ uncompiled (``NUMBA_DISABLE_JIT=1``) and with numba's bounds checks on.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import itertools
 import os
@@ -444,6 +445,11 @@ def test_structure_matches_a_plain_reference() -> None:
         shape = frontier(unknown, revealed)
         assert described(shape) == plain_structure(unknown, revealed)
         assert np.array_equal(shape.free_grid, adjacent_counts(unknown))
+        for field in dataclasses.fields(shape)[1:-1]:  # (views of one buffer)
+            array = getattr(shape, field.name)
+            assert array.dtype == np.int64 and array.flags.c_contiguous, field.name
+            assert not array.flags.writeable, field.name
+        assert type(shape.unconstrained) is int
         for j in range(shape.n_parts):
             groups = shape.key_groups(j)
             assert shape.cons(j) == sorted({c for g in groups for c in shape.group_cons[g]})

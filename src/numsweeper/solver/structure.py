@@ -24,7 +24,6 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
 
 import numpy as np
 from numba import types as nt
@@ -195,20 +194,39 @@ def frontier(unknown: NDArray[np.bool_], revealed: NDArray[np.bool_]) -> Frontie
     >>> shape.unconstrained, shape.n_parts
     (2, 1)
     """
-    built = frontier_structure(
+    free_grid, packed, n_cons, n_front, n_groups, n_links, n_parts, hidden = frontier_structure(
         frozen(np.ascontiguousarray(unknown)), frozen(np.ascontiguousarray(revealed))
     )
-    free_grid, con_flat, front_flat, group_of, sigs, sizes, ptr, idx = built[:8]
-    part_ptr, order, key_rows, numbers, cuts = built[8:]
-    # (intp is int64 on the 64-bit platforms numba supports)
-    con_flat, front_flat, group_of, sigs = (
-        a.astype(np.intp, copy=False) for a in (con_flat, front_flat, group_of, sigs)
+    # (views of one read-only buffer: each array handed back from a kernel,
+    # or frozen, costs about a microsecond, as much as building the rest)
+    free_grid.flags.writeable = False
+    packed.flags.writeable = False
+    arrays = []
+    at = 0
+    for n in (
+        *(n_cons, n_front, n_front, n_groups, 8 * n_groups, n_groups + 1, n_links),
+        *(n_parts + 1, n_groups, 9 * n_groups, n_cons, n_parts + 1),
+    ):
+        arrays.append(packed[at : at + n])
+        at += n
+    con_flat, front_flat, group_of, sizes, sigs, ptr, idx = arrays[:7]
+    part_ptr, order, key_rows, numbers, cuts = arrays[7:]
+    return Frontier(
+        free_grid,
+        con_flat,
+        front_flat,
+        group_of,
+        sizes,
+        sigs.reshape(n_groups, 8),
+        ptr,
+        idx,
+        part_ptr,
+        order,
+        key_rows.reshape(n_groups, 9),
+        numbers,
+        cuts,
+        int(hidden - n_front),  # (a numpy integer where the kernel runs as Python)
     )
-    arrays = (free_grid, con_flat, front_flat, group_of, sizes, sigs, ptr, idx, part_ptr, order)
-    for array in (*arrays, key_rows, numbers, cuts):
-        array.flags.writeable = False
-    hidden = int(np.count_nonzero(unknown))
-    return Frontier(*arrays, key_rows, numbers, cuts, hidden - len(front_flat))
 
 
 # -- kernels ------------------------------------------------------------------
@@ -355,20 +373,23 @@ def split_and_order(
 @kernel(readonly(nt.bool_[:, ::1]), readonly(nt.bool_[:, ::1]))
 def frontier_structure(
     unknown: NDArray[np.bool_], revealed: NDArray[np.bool_]
-) -> tuple[NDArray[Any], ...]:
+) -> tuple[NDArray[np.int8], NDArray[np.int64], int, int, int, int, int, int]:
     """A position's structure, as :class:`Frontier` holds it.
 
     ``unknown`` and ``revealed`` are ``(rows, cols)`` masks.  Returns
-    ``(free, con_flat, front_flat, group_of, sigs, sizes, ptr, idx,
-    part_ptr, order, key_rows, numbers, cuts)``: hidden neighbours per cell;
-    the constraints (numbers with a hidden neighbour) and the frontier cells,
-    by flat index; each frontier cell's group, groups numbered in the
-    lexicographic order of their signatures ``sigs`` (constraint ids, sorted,
-    after -1 padding to 8); group sizes and constraints (CSR); the parts and
-    their elimination orders (:func:`split_and_order`); the shape-key rows
-    of the groups by part, then id (the board positions of their numbers,
-    then their size); and each part's constraints, in increasing order,
-    between the bounds ``cuts``.
+    ``(free, packed, n_cons, n_front, n_groups, n_links, n_parts, hidden)``:
+    hidden neighbours per cell, and one array of these, one after the
+    other: the constraints (numbers with a hidden neighbour) and the
+    frontier cells, by flat index; each frontier cell's group, groups
+    numbered in the lexicographic order of their signatures ``sigs``
+    (constraint ids, sorted, after -1 padding to 8); group sizes, ``sigs``
+    (row after row) and the groups' constraints again as CSR (``ptr``,
+    ``idx``); the parts and their elimination orders (``part_ptr``,
+    ``order``: :func:`split_and_order`); the shape-key rows of the groups by
+    part, then id (the board positions of their numbers, then their size,
+    row after row); and each part's constraints, in increasing order
+    (``numbers``), between the bounds ``cuts``.  Then their lengths, and
+    how many cells are ``unknown``.
     """
     rows, cols = unknown.shape
     n = rows * cols
@@ -505,18 +526,30 @@ def frontier_structure(
         for p in range(ptr[g], ptr[g + 1]):
             con_part[idx[p]] = part_of[g]
     numbers, cuts = group_by_label(np.arange(n_cons), con_part, n_parts)
-    return (
-        free,
+    sections = (
         con_flat,
         front_flat,
         group_of,
-        sigs,
         sizes,
+        sigs.ravel(),
         ptr,
         idx,
         part_ptr,
         order,
-        key_rows,
+        key_rows.ravel(),
         numbers,
         cuts,
     )
+    length = 0
+    for section in sections:
+        length += section.shape[0]
+    packed = np.empty(length, dtype=np.int64)
+    at = 0
+    for section in sections:
+        packed[at : at + section.shape[0]] = section
+        at += section.shape[0]
+    hidden = 0
+    for r in range(rows):
+        for c in range(cols):
+            hidden += unknown[r, c]
+    return free, packed, n_cons, n_front, n_groups, int(ptr[n_groups]), n_parts, hidden
