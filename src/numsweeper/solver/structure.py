@@ -432,6 +432,9 @@ def frontier_structure(
             front_flat[j] = f
             j += 1
     # signatures: the ids of each frontier cell's constraints, sorted, padded
+    con_id = np.empty(n, dtype=np.int64)  # (read at constraints only)
+    for j in range(n_cons):
+        con_id[con_flat[j]] = j
     sig = np.full((n_front, 8), -1, dtype=np.int64)
     for j in range(n_front):
         r, c = front_flat[j] // cols, front_flat[j] % cols
@@ -439,17 +442,15 @@ def frontier_structure(
         for rr in range(max(r - 1, 0), min(r + 2, rows)):
             for cc in range(max(c - 1, 0), min(c + 2, cols)):
                 if (rr != r or cc != c) and revealed[rr, cc]:
-                    flat = rr * cols + cc
-                    i = np.searchsorted(con_flat, flat)  # a number next to a hidden cell
-                    sig[j, k] = i
                     k += 1
-        row = sig[j]
-        row[:k].sort()
-        # move the k ids to the end, -1 padding first
-        for x in range(k - 1, -1, -1):
-            row[8 - k + x] = row[x]
-        for x in range(8 - k):
-            row[x] = -1
+        # after the -1 padding; in row-major order, which is the ids' order
+        # (each a number next to a hidden cell, and con_flat increases)
+        x = 8 - k
+        for rr in range(max(r - 1, 0), min(r + 2, rows)):
+            for cc in range(max(c - 1, 0), min(c + 2, cols)):
+                if (rr != r or cc != c) and revealed[rr, cc]:
+                    sig[j, x] = con_id[rr * cols + cc]
+                    x += 1
     # groups: distinct signatures in lexicographic order (stable sorts on
     # packed keys, least significant first)
     bits = 1
