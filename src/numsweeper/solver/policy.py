@@ -66,6 +66,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from numba import types as nt
 from numpy.typing import ArrayLike, NDArray
 
 from .._constants import HIDDEN
@@ -78,6 +79,7 @@ from ..errors import (
     OutOfBoundsError,
 )
 from ..game import Game, GameState, Snapshot
+from ._jit import frozen, kernel, readonly
 from .analysis import MAX_STATES, Analysis, Analyzer, _coerce
 from .endgame import best_click
 from .guess import forced_pair, hill_guess, lookahead_guess, quick_guess
@@ -668,14 +670,62 @@ class _KnownSafe:
         if cells.shape != self.shape or not len(self.mines):
             return None
         here = self._words(flat, self.shown.shape[1]).view(np.uint64)
-        fits = (self.mines == mines) & ~((self.shown ^ here) & self.mask).any(axis=1)
-        if not fits.any():
+        first = known_safe_first(
+            frozen(self.shown),
+            frozen(self.mask),
+            frozen(self.mines),
+            frozen(self.safe),
+            frozen(here),
+            mines,
+            frozen(flat),
+        )
+        if first < 0:
             return None
-        open_ = self.safe[fits].any(axis=0) & (flat == HIDDEN)
-        if not open_.any():
-            return None
-        r, c = divmod(int(np.argmax(open_)), cells.shape[1])
+        r, c = divmod(int(first), cells.shape[1])
         return r, c
+
+
+@kernel(
+    readonly(nt.uint64[:, ::1]),
+    readonly(nt.uint64[:, ::1]),
+    readonly(nt.int64[::1]),
+    readonly(nt.bool_[:, ::1]),
+    readonly(nt.uint64[::1]),
+    nt.int64,
+    readonly(nt.int8[::1]),
+)
+def known_safe_first(
+    shown: NDArray[np.uint64],
+    mask: NDArray[np.uint64],
+    mines: NDArray[np.int64],
+    safe: NDArray[np.bool_],
+    here: NDArray[np.uint64],
+    total: int,
+    flat: NDArray[np.int8],
+) -> int:
+    """:meth:`_KnownSafe.find`'s flat index, or -1: the first hidden cell of ``flat`` that
+    an entry of mine total ``total`` whose numbers ``here`` shows has as safe.
+
+    An entry stops at its first word that differs, and looks only at cells
+    before the best found so far.
+    """
+    entries, words = shown.shape
+    best = flat.shape[0]
+    for i in range(entries):
+        if mines[i] != total:
+            continue
+        fits = True
+        for w in range(words):
+            if (shown[i, w] ^ here[w]) & mask[i, w]:
+                fits = False
+                break
+        if not fits:
+            continue
+        for j in range(best):
+            if safe[i, j] and flat[j] == HIDDEN:
+                best = j
+                break
+    return best if best < flat.shape[0] else -1
 
 
 def hint(game_or_snapshot: Game | Snapshot, *, trust_flags: bool = False) -> Hint:
