@@ -445,6 +445,30 @@ def test_remembered_safe_cells_match_a_plain_reference() -> None:
 
 
 @pytest.mark.parametrize(
+    "view",
+    [
+        lambda b: np.ascontiguousarray(b[:, ::-1, ::-1])[:, ::-1, ::-1],  # negative strides
+        lambda b: np.repeat(b, 2, axis=2)[:, :, ::2],  # every other column of a wider array
+    ],
+    ids=["reversed", "strided"],
+)
+def test_remembered_safe_cells_read_any_view_of_a_board(view: Any) -> None:
+    # The policy remembers from the first position and reads the memory on
+    # the second: the compiled check must take boards that are views, as
+    # the policy's other steps do, and give the moves of contiguous boards.
+    first = np.full((1, 2, 5), H, dtype=np.int8)
+    first[0, 0, 2] = 1
+    second = first.copy()
+    second[0, 0, 3] = 1
+    plain, viewed = SolverPolicy(), SolverPolicy()
+    for cells in (first, second):
+        want = plain(cells, np.array([1]))
+        assert viewed(view(cells), np.array([1])).tolist() == want.tolist()
+    assert plain.counts == viewed.counts
+    assert viewed.counts["remembered"] >= 1
+
+
+@pytest.mark.parametrize(
     ("rows", "cols", "entries"), [(16, 30, 256), (100, 100, 200), (1000, 1000, 2), (1500, 1500, 0)]
 )
 def test_remembered_safe_cells_keep_their_entries(rows: int, cols: int, entries: int) -> None:

@@ -666,7 +666,7 @@ class _KnownSafe:
 
     def find(self, cells: NDArray[np.int8], mines: int) -> tuple[int, int] | None:
         """A remembered safe cell still hidden in ``cells``, row-major first."""
-        flat = cells.reshape(-1)
+        flat = np.ascontiguousarray(cells).reshape(-1)  # (the kernel's layout: any view)
         if cells.shape != self.shape or not len(self.mines):
             return None
         here = self._words(flat, self.shown.shape[1]).view(np.uint64)
