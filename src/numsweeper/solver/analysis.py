@@ -606,8 +606,10 @@ class Analyzer:
         What the look-ahead asks of one hidden cell for each number it may
         show; the work that does not depend on ``n`` is done once.
         ``prober.look(n, off_at)`` gives what the look-ahead reads of that
-        analysis (its layouts and outlook) in one compiled call, None where
-        only the analysis can tell, and raises as ``prober(n)`` would.
+        analysis (its layouts and outlook) in one compiled call, or None
+        where only the analysis can tell; it raises InvalidBoardError where
+        no layout of the cell's own part shows ``n`` (``prober(n)`` raises
+        then too).
 
         Examples
         --------
