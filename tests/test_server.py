@@ -607,6 +607,12 @@ def test_the_leaderboard_ranks_won_unseeded_games_by_time(client: TestClient, cl
     )
     bad = client.get("/api/leaderboard?preset=giant")
     assert bad.status_code == 422 and "'giant'" in bad.json()["error"]
+    bad = client.get("/api/leaderboard?preset=beginner&first_click=lucky")
+    assert bad.status_code == 422
+    assert (
+        bad.json()["error"] == "first_click must be None ('none'), 'safe' or 'opening', got 'lucky'"
+    )
+    assert client.get("/api/leaderboard?preset=beginner&first_click=none").status_code == 200
 
 
 # -- race rooms --------------------------------------------------------------------------------

@@ -285,17 +285,13 @@ class _Service:
             raise ApiError(
                 422, f"unknown preset {preset[:40]!r}; choose one of {', '.join(ns.PRESETS)}"
             )
-        rules = {"none": None, "safe": "safe", "opening": "opening"}
         rule = params.get("first_click")
-        if rule is not None and rule not in rules:
-            raise ApiError(
-                422, f"first_click must be 'none', 'safe' or 'opening', got {rule[:40]!r}"
+        try:  # (the store checks the rule, as every entry point does)
+            board = await self._run(
+                lambda: self.store.leaderboard(preset, first_click=rule, any_rule=rule is None)
             )
-        board = await self._run(
-            lambda: self.store.leaderboard(
-                preset, first_click=rules.get(rule or "none"), any_rule=rule is None
-            )
-        )
+        except ns.InvalidBoardError as exc:
+            raise ApiError(422, str(exc)) from None
         return _json(board)
 
     # -- race rooms ----------------------------------------------------------------
