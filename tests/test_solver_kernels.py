@@ -790,8 +790,22 @@ def test_the_source_runs_uncompiled_with_the_same_results() -> None:
 def test_kernels_stay_in_bounds(tmp_path: Path) -> None:
     # numba does not check indices: a kernel writing past an array would
     # corrupt memory silently.  Run this module's comparisons again with
-    # numba's bounds checking on (compiled afresh into a scratch cache).
+    # numba's bounds checking on (compiled afresh into a scratch cache),
+    # and those of the kernels tested elsewhere: the probes, the outlook's
+    # scan and the remembered safe cells.
     env = {"NUMBA_BOUNDSCHECK": "1", "NUMBA_CACHE_DIR": str(tmp_path)}
+    here = Path(__file__).parent
+    others = [
+        f"{here / file}{test}"
+        for file, test in [
+            ("test_solver_probe.py", ""),
+            (
+                "test_solver_guess.py",
+                "::test_outlook_scans_the_safest_cells_in_the_order_of_its_sort",
+            ),
+            ("test_solver_policy.py", "::test_remembered_safe_cells_match_a_plain_reference"),
+        ]
+    ]
     run = subprocess.run(
         [
             sys.executable,
@@ -801,6 +815,7 @@ def test_kernels_stay_in_bounds(tmp_path: Path) -> None:
             "-p",
             "no:cacheprovider",
             __file__,
+            *others,
             "-k",
             "not stay_in_bounds and not uncompiled and not compiles and not numba",
         ],
