@@ -197,6 +197,12 @@ def _placement(
 #: check a hit against: a hash collision costs a recount, never a wrong count.
 _memo_key = types.UniTuple(types.uint64, 2)  # type: ignore[no-untyped-call]
 
+#: What every state of one search shares: the layouts, each cell's neighbour
+#: mask, what each cell shows in each layout, which cells may be clicked, the
+#: memo and its pool, the budget left, scratch space, ``every`` and ``defer``
+#: (see :func:`_wins`).
+_Search = tuple[Any, ...]
+
 
 @helper
 def _popcount(x: np.uint64) -> int:
@@ -233,7 +239,7 @@ def _mix(x: np.uint64) -> np.uint64:
     return x ^ (x >> np.uint64(31))
 
 
-@subroutine
+@helper
 def _key(group: NDArray[Any]) -> tuple[np.uint64, np.uint64]:
     h1 = np.uint64(group.shape[0])
     h2 = np.uint64(0x9E3779B97F4A7C15)
@@ -243,23 +249,23 @@ def _key(group: NDArray[Any]) -> tuple[np.uint64, np.uint64]:
     return (h1, h2)
 
 
-@subroutine
+@helper
 def _clicked(
-    group: NDArray[Any], lays: NDArray[Any], nbr: NDArray[Any], i: int, scratch: NDArray[Any]
+    group: NDArray[Any], reads: NDArray[Any], i: int, scratch: NDArray[Any]
 ) -> tuple[NDArray[Any], NDArray[Any]]:
     """The layouts where cell ``i`` is safe, split by the number it shows.
 
-    :func:`~numsweeper.solver.structure.group_by_label` over the labels (the
-    number, 9 for a mine), which ``scratch`` holds meanwhile.
+    :func:`~numsweeper.solver.structure.group_by_label` over the labels
+    (``reads[i]``: the number, 9 for a mine), which ``scratch`` holds
+    meanwhile.
     """
     labels = scratch[: group.shape[0]]
     for x in range(group.shape[0]):
-        lay = lays[group[x]]
-        labels[x] = 9 if _bit(lay, i) else _shown(lay, nbr[i])
+        labels[x] = reads[i, group[x]]
     return group_by_label(group, labels, 10)
 
 
-@subroutine
+@helper
 def _recall(group: NDArray[Any], key: tuple[np.uint64, np.uint64], memo: Dict, pool: List) -> int:
     """The memoised count of ``group``, or -1 (also on a hash collision)."""
     if key not in memo:
@@ -275,7 +281,7 @@ def _recall(group: NDArray[Any], key: tuple[np.uint64, np.uint64], memo: Dict, p
     return int(stored[at + 1])
 
 
-@subroutine
+@helper
 def _store(
     group: NDArray[Any],
     key: tuple[np.uint64, np.uint64],
@@ -307,20 +313,28 @@ def _beats(value: int, i: int, top: int, top_i: int, by_index: bool) -> bool:
     return value > top or (by_index and value == top and i < top_i)
 
 
+@helper
+def _known(part: NDArray[Any], memo: Dict, pool: List) -> tuple[int, tuple[np.uint64, np.uint64]]:
+    """A state's count if known without a search (-1 if not), and its key.
+
+    1 if the state has one layout left, else its memoised count.  The search
+    asks before it calls itself on a state: each call increments and
+    decrements the reference count of each of its arrays, which used to cost
+    more than the work of the many states whose count is known.
+    """
+    if part.shape[0] == 1:
+        return 1, (np.uint64(0), np.uint64(0))
+    key = _key(part)
+    return _recall(part, key, memo, pool), key
+
+
 @subroutine
 def _wins(
     group: NDArray[Any],
-    lays: NDArray[Any],
-    nbr: NDArray[Any],
-    clickable: NDArray[Any],
-    memo: Dict,
-    pool: List,
-    left: NDArray[Any],
+    search: _Search,
     out: NDArray[Any],
-    every: bool,
     above: NDArray[Any],
-    scratch: NDArray[Any],
-    defer: bool,
+    key: tuple[np.uint64, np.uint64],
 ) -> int:
     """Layouts of ``group`` won under perfect play; -1 past the budget.
 
@@ -336,20 +350,16 @@ def _wins(
     (10 entries per layout) holds labels while a state splits its group;
     every recursive call overwrites it, so nothing reads it after one.
     ``defer``: dead clicks wait (only when no undecided cell is flagged).
+    ``reads[i, g]`` is the number cell ``i`` shows in layout ``g`` (9 for
+    a mine), and ``key`` the state's memo key (the root has none).
     """
+    lays, nbr, reads, clickable, memo, pool, left, scratch, every, defer = search
     root = out.shape[0] > 0
     none = out[:0]
     m = group.shape[0]
     n = nbr.shape[0]
     words = lays.shape[1]
-    key = (np.uint64(0), np.uint64(0))  # the root's (unused) key
-    if not root:
-        if m == 1:
-            return 1
-        key = _key(group)
-        got = _recall(group, key, memo, pool)
-        if got >= 0:
-            return got
+    if not root:  # (a state not yet counted, of two layouts or more: see _known)
         left[0] -= 1
         left[1] -= m * n
         if left[0] < 0 or left[1] < 0:
@@ -379,7 +389,7 @@ def _wins(
             renumber[:] = -1
             count = 0
             for x in range(m):
-                code = labels[x] * 9 + _shown(lays[group[x]], nbr[i])
+                code = labels[x] * 9 + reads[i, group[x]]
                 if renumber[code] < 0:
                     renumber[code] = count
                     count += 1
@@ -390,9 +400,9 @@ def _wins(
         ordered, starts = group_by_label(group, labels, n_labels)
         for k in range(n_labels):
             part = ordered[starts[k] : starts[k + 1]]
-            won = _wins(
-                part, lays, nbr, clickable, memo, pool, left, none, every, union, scratch, defer
-            )
+            won, part_key = _known(part, memo, pool)
+            if won < 0:
+                won = _wins(part, search, none, union, part_key)
             if won < 0:
                 return -1
             result += won
@@ -419,11 +429,11 @@ def _wins(
             cells[c] = i
             safe[c] = m
             c += 1
-    for x in range(m):
-        lay = lays[group[x]]
-        for c in range(n_cells):
-            if _bit(lay, cells[c]):
-                safe[c] -= 1
+    for c in range(n_cells):
+        mined = 0
+        for x in range(m):
+            mined += reads[cells[c], group[x]] == 9
+        safe[c] -= mined
     full_count = root and every
     # most safe layouts first, then the lower cell (insertion sort: few clicks)
     for c in range(n_cells):
@@ -446,7 +456,7 @@ def _wins(
             i = cells[c]
             if not full_count and not _beats(safe[c], i, top, top_i, root):
                 break
-            ordered, starts = _clicked(group, lays, nbr, i, scratch)
+            ordered, starts = _clicked(group, reads, i, scratch)
             if defer and not (full_count or last):
                 shown = 0
                 for k in range(9):
@@ -463,20 +473,9 @@ def _wins(
                 if starts[k + 1] > starts[k]:
                     part = ordered[starts[k] : starts[k + 1]]
                     rest -= part.shape[0]
-                    won = _wins(
-                        part,
-                        lays,
-                        nbr,
-                        clickable,
-                        memo,
-                        pool,
-                        left,
-                        none,
-                        every,
-                        union,
-                        scratch,
-                        defer,
-                    )
+                    won, part_key = _known(part, memo, pool)
+                    if won < 0:
+                        won = _wins(part, search, none, union, part_key)
                     if won < 0:
                         return -1
                     total += won
@@ -534,9 +533,14 @@ def endgame_wins(
     scratch = np.empty(10 * lays.shape[0], dtype=np.int64)
     root = np.arange(lays.shape[0])
     defer = bool(clickable.all())  # dead clicks wait only when no cell is flagged
-    won = _wins(
-        root, lays, nbr, clickable, memo, pool, left, out, every, everything, scratch, defer
-    )
+    # what each cell shows in each layout (9: a mine), read in every state
+    reads = np.empty((n, lays.shape[0]), dtype=np.int8)
+    for i in range(n):
+        for g in range(lays.shape[0]):
+            reads[i, g] = 9 if _bit(lays[g], i) else _shown(lays[g], nbr[i])
+    none = (np.uint64(0), np.uint64(0))  # (the root's key, never used)
+    search = (lays, nbr, reads, clickable, memo, pool, left, scratch, every, defer)
+    won = _wins(root, search, out, everything, none)
     if won < 0:
         return np.zeros(0, dtype=np.int64)
     return out
