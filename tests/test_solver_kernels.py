@@ -28,7 +28,7 @@ from numpy.typing import NDArray
 
 import numsweeper as ns
 from numsweeper._kernels import adjacent_counts
-from numsweeper.solver import analyze, local_rules
+from numsweeper.solver import analyze, endgame, local_rules
 from numsweeper.solver._jit import frozen
 from numsweeper.solver.counting import EMPTY, FALLBACK, OK, TOO_LARGE, count_parts, unpack
 from numsweeper.solver.endgame import endgame_values
@@ -691,33 +691,60 @@ def test_endgame_takes_many_layouts_and_wide_positions() -> None:
     assert wide == 10
 
 
+def _memo_key(idx: np.ndarray, start: int, m: int) -> tuple[np.uint64, np.uint64]:
+    """The endgame memo's key of ``idx[start:start + m]``, as the kernels pass it."""
+    h1, h2 = endgame._key(idx, start, m)
+    return np.uint64(h1), np.uint64(h2)
+
+
 def test_endgame_memo_checks_a_hash_hit_against_the_stored_layouts() -> None:
     # The search keys its memo by two hashes of a state's layout indices;
     # a hit counts only if the stored indices are the state's own, and a
     # taken key is never overwritten by another state.  A forced collision
     # (two different states under one key) must miss, not return the count.
-    from numba import types
-    from numba.typed import Dict, List
 
-    from numsweeper.solver import endgame
+    slots = np.zeros((4, 3), dtype=np.uint64)
+    pool = np.empty(4, dtype=np.int64)  # grows as states are stored
+    used = np.zeros(2, dtype=np.int64)
+    idx = np.array([1, 4, 6, 2, 4, 7])  # two states: idx[0:3] and idx[3:6]
+    h1, h2 = _memo_key(idx, 0, 3)
+    assert endgame._recall(idx, 0, 3, h1, h2, slots, pool) == -1
+    slots, pool = endgame._store(idx, 0, 3, h1, h2, 5, slots, pool, used)
+    assert endgame._recall(idx, 0, 3, h1, h2, slots, pool) == 5
+    assert endgame._recall(idx, 3, 3, h1, h2, slots, pool) == -1  # same key, other state
+    assert endgame._recall(idx, 0, 2, h1, h2, slots, pool) == -1  # a prefix of it
+    slots, pool = endgame._store(idx, 3, 3, h1, h2, 9, slots, pool, used)  # taken: ignored
+    assert endgame._recall(idx, 0, 3, h1, h2, slots, pool) == 5
+    o1, o2 = _memo_key(idx, 3, 3)
+    assert (o1, o2) != (h1, h2)
+    assert endgame._recall(idx, 3, 3, o1, o2, slots, pool) == -1
+    slots, pool = endgame._store(idx, 3, 3, o1, o2, 9, slots, pool, used)
+    assert endgame._recall(idx, 3, 3, o1, o2, slots, pool) == 9
+    assert endgame._recall(idx, 0, 3, h1, h2, slots, pool) == 5
 
-    memo = Dict.empty(key_type=endgame._memo_key, value_type=types.int64)
-    pool = List()
-    pool.append(np.empty(4, dtype=np.int64))  # grows as states are stored
-    used = np.zeros(1, dtype=np.int64)
-    first, other = np.array([1, 4, 6]), np.array([2, 4, 7])
-    key = endgame._key(first)
-    assert endgame._recall(first, key, memo, pool) == -1
-    endgame._store(first, key, 5, memo, pool, used)
-    assert endgame._recall(first, key, memo, pool) == 5
-    assert endgame._recall(other, key, memo, pool) == -1  # same key, other state
-    assert endgame._recall(first[:2], key, memo, pool) == -1  # a prefix of it
-    endgame._store(other, key, 9, memo, pool, used)  # the key is taken: ignored
-    assert endgame._recall(first, key, memo, pool) == 5
-    assert endgame._recall(other, endgame._key(other), memo, pool) == -1
-    endgame._store(other, endgame._key(other), 9, memo, pool, used)
-    assert endgame._recall(other, endgame._key(other), memo, pool) == 9
-    assert endgame._key(first) != endgame._key(other)
+
+def test_endgame_memo_grows_and_keeps_every_state() -> None:
+    # The slots stay at most half full and the pool grows: after many
+    # states (several growths of both), each one is still found, with its
+    # own count, and no state that was not stored is.
+
+    rng = np.random.default_rng(3)
+    slots = np.zeros((4, 3), dtype=np.uint64)
+    pool = np.empty(4, dtype=np.int64)
+    used = np.zeros(2, dtype=np.int64)
+    states = [np.sort(rng.choice(500, size=rng.integers(2, 12), replace=False)) for _ in range(300)]
+    for count, state in enumerate(states):
+        slots, pool = endgame._store(
+            state, 0, len(state), *_memo_key(state, 0, len(state)), count, slots, pool, used
+        )
+    assert 2 * used[1] <= slots.shape[0] and used[1] == len({tuple(x) for x in states})
+    for count, state in enumerate(states):
+        first = next(c for c, x in enumerate(states) if np.array_equal(x, state))
+        h1, h2 = _memo_key(state, 0, len(state))
+        assert endgame._recall(state, 0, len(state), h1, h2, slots, pool) == first
+        assert count >= first
+    other = np.array([501, 502, 503])
+    assert endgame._recall(other, 0, 3, *_memo_key(other, 0, 3), slots, pool) == -1
 
 
 # -- how the kernels are built and run ---------------------------------------------------

@@ -22,16 +22,13 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import types
 from numba import types as nt
-from numba.typed import Dict, List
 from numpy.typing import NDArray
 
 from .._constants import HIDDEN
 from .._kernels import adjacent_counts
-from ._jit import frozen, helper, kernel, readonly, subroutine
+from ._jit import frozen, helper, kernel, readonly
 from .analysis import Analysis
-from .structure import group_by_label
 
 __all__ = ["best_click", "endgame_values", "list_layouts"]
 
@@ -192,18 +189,6 @@ def _placement(
 # -- kernels ------------------------------------------------------------------
 
 
-#: The endgame search memoises states (sets of layouts left) by two 64-bit
-#: hashes of the layout indices, and keeps each state's indices in a pool to
-#: check a hit against: a hash collision costs a recount, never a wrong count.
-_memo_key = types.UniTuple(types.uint64, 2)  # type: ignore[no-untyped-call]
-
-#: What every state of one search shares: the layouts, each cell's neighbour
-#: mask, what each cell shows in each layout, which cells may be clicked, the
-#: memo and its pool, the budget left, scratch space, ``every`` and ``defer``
-#: (see :func:`_wins`).
-_Search = tuple[Any, ...]
-
-
 @helper
 def _popcount(x: np.uint64) -> int:
     x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
@@ -240,72 +225,137 @@ def _mix(x: np.uint64) -> np.uint64:
 
 
 @helper
-def _key(group: NDArray[Any]) -> tuple[np.uint64, np.uint64]:
-    h1 = np.uint64(group.shape[0])
+def _key(idx: NDArray[Any], start: int, m: int) -> tuple[np.uint64, np.uint64]:
+    """Two 64-bit hashes of the layout indices ``idx[start:start + m]``."""
+    h1 = np.uint64(m)
     h2 = np.uint64(0x9E3779B97F4A7C15)
-    for j in group:
-        h1 += _mix(np.uint64(j))
-        h2 = (h2 ^ _mix(np.uint64(j) + np.uint64(0x632BE59BD9B4E019))) * np.uint64(0x100000001B3)
+    for x in range(start, start + m):
+        j = np.uint64(idx[x])
+        h1 += _mix(j)
+        h2 = (h2 ^ _mix(j + np.uint64(0x632BE59BD9B4E019))) * np.uint64(0x100000001B3)
     return (h1, h2)
 
 
 @helper
-def _clicked(
-    group: NDArray[Any], reads: NDArray[Any], i: int, scratch: NDArray[Any]
-) -> tuple[NDArray[Any], NDArray[Any]]:
-    """The layouts where cell ``i`` is safe, split by the number it shows.
+def _slot(slots: NDArray[Any], h1: np.uint64, h2: np.uint64) -> int:
+    """The memo's slot of the key ``(h1, h2)``: its own, or the empty one it would take.
 
-    :func:`~numsweeper.solver.structure.group_by_label` over the labels
-    (``reads[i]``: the number, 9 for a mine), which ``scratch`` holds
-    meanwhile.
+    Open addressing with linear probing; a slot is ``(h1, h2, place + 1)``,
+    0 in the last column while empty.
     """
-    labels = scratch[: group.shape[0]]
-    for x in range(group.shape[0]):
-        labels[x] = reads[i, group[x]]
-    return group_by_label(group, labels, 10)
+    mask = slots.shape[0] - 1
+    s = np.int64(h1 & np.uint64(mask))
+    while slots[s, 2] != 0 and (slots[s, 0] != h1 or slots[s, 1] != h2):
+        s = (s + 1) & mask
+    return int(s)
 
 
 @helper
-def _recall(group: NDArray[Any], key: tuple[np.uint64, np.uint64], memo: Dict, pool: List) -> int:
-    """The memoised count of ``group``, or -1 (also on a hash collision)."""
-    if key not in memo:
+def _recall(
+    idx: NDArray[Any],
+    start: int,
+    m: int,
+    h1: np.uint64,
+    h2: np.uint64,
+    slots: NDArray[Any],
+    pool: NDArray[Any],
+) -> int:
+    """The memoised count of the state ``idx[start:start + m]``, or -1.
+
+    -1 also on a hash collision: a hit counts only if the pool holds the
+    state's own indices.
+    """
+    s = _slot(slots, h1, h2)
+    if slots[s, 2] == 0:
         return -1
-    at = memo[key]
-    stored = pool[0]
-    m = group.shape[0]
-    if stored[at] != m:
+    at = int(slots[s, 2]) - 1
+    if pool[at] != m:
         return -1
     for x in range(m):
-        if stored[at + 2 + x] != group[x]:
+        if pool[at + 2 + x] != idx[start + x]:
             return -1
-    return int(stored[at + 1])
+    return int(pool[at + 1])
 
 
 @helper
 def _store(
-    group: NDArray[Any],
-    key: tuple[np.uint64, np.uint64],
+    idx: NDArray[Any],
+    start: int,
+    m: int,
+    h1: np.uint64,
+    h2: np.uint64,
     result: int,
-    memo: Dict,
-    pool: List,
+    slots: NDArray[Any],
+    pool: NDArray[Any],
     used: NDArray[Any],
-) -> None:
-    """Memoise ``group``'s count (unless its key is taken by another group)."""
-    if key in memo:
-        return
-    m = group.shape[0]
+) -> tuple[NDArray[Any], NDArray[Any]]:
+    """Memoise the state's count, unless its key is taken (by another state).
+
+    ``used`` holds the pool's used length and the slots taken.  Returns the
+    slots and the pool, either grown (the slots are kept at most half full).
+    """
+    s = _slot(slots, h1, h2)
+    if slots[s, 2] != 0:
+        return slots, pool
     at = used[0]
-    stored = pool[0]
-    if at + m + 2 > stored.shape[0]:
-        bigger = np.empty(max(2 * stored.shape[0], at + m + 2), dtype=np.int64)
-        bigger[:at] = stored[:at]
-        pool[0] = bigger
-        stored = bigger
-    stored[at] = m
-    stored[at + 1] = result
-    stored[at + 2 : at + 2 + m] = group
+    if at + m + 2 > pool.shape[0]:
+        bigger = np.empty(max(2 * pool.shape[0], at + m + 2), dtype=np.int64)
+        bigger[:at] = pool[:at]
+        pool = bigger
+    pool[at] = m
+    pool[at + 1] = result
+    pool[at + 2 : at + 2 + m] = idx[start : start + m]
     used[0] = at + m + 2
-    memo[key] = at
+    slots[s, 0], slots[s, 1], slots[s, 2] = h1, h2, np.uint64(at + 1)
+    used[1] += 1
+    if 2 * used[1] > slots.shape[0]:
+        grown = np.zeros((2 * slots.shape[0], 3), dtype=np.uint64)
+        for t in range(slots.shape[0]):
+            if slots[t, 2] != 0:
+                grown[_slot(grown, slots[t, 0], slots[t, 1])] = slots[t]
+        slots = grown
+    return slots, pool
+
+
+@helper
+def _sort_into(
+    idx: NDArray[Any],
+    start: int,
+    m: int,
+    labels: NDArray[Any],
+    n_labels: int,
+    to: int,
+    starts: NDArray[Any],
+    at: int,
+) -> None:
+    """Write ``idx[start:start + m]`` sorted by label (stably) to ``idx[to:to + m]``.
+
+    The counting sort of :func:`~numsweeper.solver.structure.group_by_label`
+    into given space: label ``k``'s entries go to ``idx[to + starts[at + k]:
+    to + starts[at + k + 1]]``; ``starts[at + n_labels + 1:]`` (``n_labels``
+    more entries) is scratch.
+    """
+    fill = at + n_labels + 1
+    for k in range(n_labels + 1):
+        starts[at + k] = 0
+    for x in range(m):
+        starts[at + labels[x] + 1] += 1
+    for k in range(n_labels):
+        starts[at + k + 1] += starts[at + k]
+        starts[fill + k] = starts[at + k]
+    for x in range(m):
+        label = labels[x]
+        idx[to + starts[fill + label]] = idx[start + x]
+        starts[fill + label] += 1
+
+
+@helper
+def _meets(varying: NDArray[Any], nbr: NDArray[Any], i: int) -> bool:
+    """Whether any neighbour of cell ``i`` is in ``varying``."""
+    for w in range(varying.shape[0]):  # noqa: SIM110 (any() of a generator does not compile)
+        if varying[w] & nbr[i, w]:
+            return True
+    return False
 
 
 @helper
@@ -313,188 +363,33 @@ def _beats(value: int, i: int, top: int, top_i: int, by_index: bool) -> bool:
     return value > top or (by_index and value == top and i < top_i)
 
 
-@helper
-def _known(part: NDArray[Any], memo: Dict, pool: List) -> tuple[int, tuple[np.uint64, np.uint64]]:
-    """A state's count if known without a search (-1 if not), and its key.
-
-    1 if the state has one layout left, else its memoised count.  The search
-    asks before it calls itself on a state: each call increments and
-    decrements the reference count of each of its arrays, which used to cost
-    more than the work of the many states whose count is known.
-    """
-    if part.shape[0] == 1:
-        return 1, (np.uint64(0), np.uint64(0))
-    key = _key(part)
-    return _recall(part, key, memo, pool), key
-
-
-@subroutine
-def _wins(
-    group: NDArray[Any],
-    search: _Search,
-    out: NDArray[Any],
-    above: NDArray[Any],
-    key: tuple[np.uint64, np.uint64],
-) -> int:
-    """Layouts of ``group`` won under perfect play; -1 past the budget.
-
-    With a non-empty ``out`` the group is the search's root: the count of
-    each click it counts in full (each click, with ``every``) goes to
-    ``out[i]``, and the root is neither a budgeted state nor memoised (as
-    in the Python search, which also explains the pruning).  ``left`` holds
-    the states and the layout-cells the search may still examine, then the
-    pool's used length.  ``above`` is the union of the layouts of the state
-    that split off this one: a cell already safe there shows the same
-    number in all of this group (that state was split by it), so only the
-    cells safe here and not there can split the group further.  ``scratch``
-    (10 entries per layout) holds labels while a state splits its group;
-    every recursive call overwrites it, so nothing reads it after one.
-    ``defer``: dead clicks wait (only when no undecided cell is flagged).
-    ``reads[i, g]`` is the number cell ``i`` shows in layout ``g`` (9 for
-    a mine), and ``key`` the state's memo key (the root has none).
-    """
-    lays, nbr, reads, clickable, memo, pool, left, scratch, every, defer = search
-    root = out.shape[0] > 0
-    none = out[:0]
-    m = group.shape[0]
-    n = nbr.shape[0]
-    words = lays.shape[1]
-    if not root:  # (a state not yet counted, of two layouts or more: see _known)
-        left[0] -= 1
-        left[1] -= m * n
-        if left[0] < 0 or left[1] < 0:
-            return -1
-    masks = np.empty(3 * words, dtype=np.uint64)
-    union = masks[:words]
-    varying = masks[words : 2 * words]
-    fresh = masks[2 * words :]
-    for w in range(words):
-        union[w] = 0
-        inter = np.uint64(0xFFFFFFFFFFFFFFFF)
-        for x in range(m):
-            union[w] |= lays[group[x], w]
-            inter &= lays[group[x], w]
-        varying[w] = union[w] & ~inter
-        fresh[w] = above[w] & ~union[w]
-    # Reveal every certainly safe cell at once: split by all their numbers
-    # (the root has none: its undecided cells are not certainly safe).
-    labels = scratch[:m]
-    labels[:] = 0
-    n_labels = 1
-    if not root:
-        for i in range(n):
-            if not _bit(fresh, i) or _shown(varying, nbr[i]) == 0:
-                continue
-            renumber = scratch[m : m + 9 * n_labels]
-            renumber[:] = -1
-            count = 0
-            for x in range(m):
-                code = labels[x] * 9 + reads[i, group[x]]
-                if renumber[code] < 0:
-                    renumber[code] = count
-                    count += 1
-                labels[x] = renumber[code]
-            n_labels = count
-    if n_labels > 1:
-        result = 0
-        ordered, starts = group_by_label(group, labels, n_labels)
-        for k in range(n_labels):
-            part = ordered[starts[k] : starts[k + 1]]
-            won, part_key = _known(part, memo, pool)
-            if won < 0:
-                won = _wins(part, search, none, union, part_key)
-            if won < 0:
-                return -1
-            result += won
-        if not root:
-            _store(group, key, result, memo, pool, left[2:])
-        return result
-    # The clicks, by the layouts where they are safe (most first).  A
-    # click's split by the number it shows is made only when it is tried;
-    # a dead one waits until every click has turned out dead.
-    n_cells = 0
-    for i in range(n):
-        if _bit(varying, i) and clickable[i]:
-            n_cells += 1
-    # per click: its cell, its safe layouts, and the order and the dead
-    # clicks waiting (both as click numbers)
-    table = np.empty(4 * n_cells, dtype=np.int64)
-    cells = table[:n_cells]
-    safe = table[n_cells : 2 * n_cells]
-    order = table[2 * n_cells : 3 * n_cells]
-    waiting = table[3 * n_cells :]
-    c = 0
-    for i in range(n):
-        if _bit(varying, i) and clickable[i]:
-            cells[c] = i
-            safe[c] = m
-            c += 1
-    for c in range(n_cells):
-        mined = 0
-        for x in range(m):
-            mined += reads[cells[c], group[x]] == 9
-        safe[c] -= mined
-    full_count = root and every
-    # most safe layouts first, then the lower cell (insertion sort: few clicks)
-    for c in range(n_cells):
-        k = c
-        while k > 0 and (
-            safe[order[k - 1]] < safe[c]
-            or (safe[order[k - 1]] == safe[c] and cells[order[k - 1]] > cells[c])
-        ):
-            order[k] = order[k - 1]
-            k -= 1
-        order[k] = c
-    n_waiting = 0
-    any_live = False
-    top = 0
-    top_i = n
-    tried = order
-    last = False
-    while True:
-        for c in tried:
-            i = cells[c]
-            if not full_count and not _beats(safe[c], i, top, top_i, root):
-                break
-            ordered, starts = _clicked(group, reads, i, scratch)
-            if defer and not (full_count or last):
-                shown = 0
-                for k in range(9):
-                    shown += starts[k + 1] > starts[k]
-                if shown < 2:
-                    waiting[n_waiting] = c
-                    n_waiting += 1
-                    continue
-                any_live = True
-            total = 0
-            rest = safe[c]
-            done = True
-            for k in range(9):
-                if starts[k + 1] > starts[k]:
-                    part = ordered[starts[k] : starts[k + 1]]
-                    rest -= part.shape[0]
-                    won, part_key = _known(part, memo, pool)
-                    if won < 0:
-                        won = _wins(part, search, none, union, part_key)
-                    if won < 0:
-                        return -1
-                    total += won
-                    if not full_count and not _beats(total + rest, i, top, top_i, root):
-                        done = False
-                        break
-            if done:
-                if root:
-                    out[i] = total
-                if _beats(total, i, top, top_i, True):
-                    top = total
-                    top_i = i
-        if last or any_live or full_count or n_waiting == 0:
-            break
-        tried = waiting[:n_waiting]  # every click is dead: try them after all
-        last = True
-    if not root:
-        _store(group, key, top, memo, pool, left[2:])
-    return top
+# A state of the search (a row of ``frames``): its layouts, its key, its
+# place in the stacks, and where its loop over parts or clicks stands.
+(
+    _START,  # its layout indices: idx[start:start + m]
+    _M,
+    _UNION,  # its union of layouts: union[_UNION:_UNION + words]
+    _ABOVE,  # the union of the state it split off
+    _SP,  # the stacks' tops when it was entered (restored when it ends)
+    _ISP,
+    _USP,
+    _ORD,  # its layouts sorted by part or by number: idx[_ORD:_ORD + m]
+    _STARTS,  # where each part starts in it: ints[_STARTS:...]
+    _TABLE,  # its clicks: cells, safe, order, waiting (ints, 4 x n_cells)
+    _N_CELLS,
+    _N_LABELS,  # > 1: it splits by the numbers of its newly safe cells
+    _K,  # the part (or, of a click, the number) in hand
+    _ACC,  # the parts' sum, or the click's total so far
+    _REST,  # the click's layouts not yet counted
+    _CUR,  # the click in hand (a click number), -1 between clicks
+    _POS,  # the place in the list of clicks being tried
+    _WAITING,  # 1 once the dead clicks are tried (the last pass)
+    _N_WAITING,
+    _ANY_LIVE,
+    _TOP,
+    _TOP_I,
+    _N_FIELDS,
+) = range(23)
 
 
 @kernel(
@@ -522,28 +417,292 @@ def endgame_wins(
     cell that is not a risky clickable choice (or, without ``every``, one
     the search did not need to count in full), or an empty array once the
     search needs more than ``budget`` states or ``work`` layout-cells.
+
+    The search is a depth-first expectimax over states (sets of layouts)
+    kept on explicit stacks, not a recursion: numba would increment and
+    decrement the reference count of every array of every call.  A state's
+    count is the layouts it wins under perfect play:
+
+    * The root (every layout) tries each click; its counts go to the
+      result (those it counts in full; each click's, with ``every``).  It is
+      neither a budgeted state nor memoised.
+    * Any other state costs one state and ``m * n`` layout-cells of the
+      budget (``m`` layouts, ``n`` cells).  A cell already safe in the state
+      it split off shows the same number in all of its layouts (that state
+      was split by it), so only cells safe here and not there can split it:
+      if their numbers split it, its count is the sum of its parts'.
+      Otherwise it tries its clicks, most safe layouts first (then the
+      lower cell), and its count is the best click's: a click's count is
+      the sum over the numbers it shows of those states' counts.  A click
+      that cannot beat the best so far (bounded by its safe layouts) is
+      not tried, nor finished.  Dead clicks (one number wherever they are
+      safe) wait until every click has turned out dead, unless a cell is
+      flagged.  A state of one layout counts 1; others are memoised by two
+      hashes of their layout indices.
     """
     n = nbr.shape[0]
-    memo = Dict.empty(key_type=_memo_key, value_type=types.int64)
-    pool = List()
-    pool.append(np.empty(1 << 12, dtype=np.int64))
-    left = np.array([budget, work, 0], dtype=np.int64)
+    n_lays = lays.shape[0]
+    words = lays.shape[1]
     out = np.full(n, -1, dtype=np.int64)
-    everything = np.full(lays.shape[1], np.uint64(0xFFFFFFFFFFFFFFFF))
-    scratch = np.empty(10 * lays.shape[0], dtype=np.int64)
-    root = np.arange(lays.shape[0])
     defer = bool(clickable.all())  # dead clicks wait only when no cell is flagged
     # what each cell shows in each layout (9: a mine), read in every state
-    reads = np.empty((n, lays.shape[0]), dtype=np.int8)
+    reads = np.empty((n, n_lays), dtype=np.int8)
     for i in range(n):
-        for g in range(lays.shape[0]):
-            reads[i, g] = 9 if _bit(lays[g], i) else _shown(lays[g], nbr[i])
-    none = (np.uint64(0), np.uint64(0))  # (the root's key, never used)
-    search = (lays, nbr, reads, clickable, memo, pool, left, scratch, every, defer)
-    won = _wins(root, search, out, everything, none)
-    if won < 0:
-        return np.zeros(0, dtype=np.int64)
-    return out
+        word, bit = i >> 6, np.uint64(i & 63)
+        for g in range(n_lays):
+            shown = 9
+            if not (lays[g, word] >> bit) & np.uint64(1):
+                shown = 0
+                for w in range(words):
+                    shown += _popcount(lays[g, w] & nbr[i, w])
+            reads[i, g] = shown
+    slots = np.zeros((1 << 10, 3), dtype=np.uint64)
+    pool = np.empty(1 << 12, dtype=np.int64)
+    used = np.zeros(2, dtype=np.int64)
+    labels = np.empty(n_lays, dtype=np.int64)
+    renumber = np.empty(9 * n_lays + 9, dtype=np.int64)
+    varying = np.empty(words, dtype=np.uint64)
+    fresh = np.empty(words, dtype=np.uint64)
+    # the stacks: layout indices, ints (starts and click tables), unions
+    idx = np.empty(4 * n_lays + 16, dtype=np.int64)
+    ints = np.empty(64 * n_lays + 256, dtype=np.int64)
+    union = np.empty(8 * words, dtype=np.uint64)
+    frames = np.zeros((16, _N_FIELDS), dtype=np.int64)
+    keys = np.zeros((16, 2), dtype=np.uint64)
+    states, cells_left = budget, work
+    idx[:n_lays] = np.arange(n_lays)
+    union[:words] = np.uint64(0xFFFFFFFFFFFFFFFF)  # (the root's "above")
+    sp, isp, usp = n_lays, 0, words
+    depth = 0
+    entering = True
+    start, m, above = 0, n_lays, 0  # the state to enter
+    key = (np.uint64(0), np.uint64(0))
+    ret = 0  # the count of the state just left
+    while True:
+        if entering:
+            root = depth == 0
+            if not root:
+                states -= 1
+                cells_left -= m * n
+                if states < 0 or cells_left < 0:
+                    return np.zeros(0, dtype=np.int64)
+            if depth == frames.shape[0]:
+                frames = np.concatenate((frames, np.zeros_like(frames)))
+                keys = np.concatenate((keys, np.zeros_like(keys)))
+            if usp + words > union.shape[0]:
+                union = np.concatenate((union, np.empty_like(union)))
+            if sp + m > idx.shape[0]:
+                idx = np.concatenate((idx, np.empty(idx.shape[0] + m, dtype=np.int64)))
+            keys[depth, 0], keys[depth, 1] = key
+            frames[depth, _START], frames[depth, _M], frames[depth, _ABOVE] = start, m, above
+            frames[depth, _SP], frames[depth, _ISP], frames[depth, _USP] = sp, isp, usp
+            frames[depth, _UNION] = usp
+            for w in range(words):
+                u = np.uint64(0)
+                inter = np.uint64(0xFFFFFFFFFFFFFFFF)
+                for x in range(start, start + m):
+                    u |= lays[idx[x], w]
+                    inter &= lays[idx[x], w]
+                union[usp + w] = u
+                varying[w] = u & ~inter
+                fresh[w] = union[above + w] & ~u
+            usp += words
+            # Reveal every certainly safe cell at once: split by all their
+            # numbers (the root has none: its undecided cells are not safe).
+            for x in range(m):
+                labels[x] = 0
+            n_labels = 1
+            for i in range(n if not root else 0):
+                if not _bit(fresh, i) or not _meets(varying, nbr, i):
+                    continue
+                for code in range(9 * n_labels):
+                    renumber[code] = -1
+                count = 0
+                for x in range(m):
+                    code = labels[x] * 9 + reads[i, idx[start + x]]
+                    if renumber[code] < 0:
+                        renumber[code] = count
+                        count += 1
+                    labels[x] = renumber[code]
+                n_labels = count
+            at = sp  # its layouts sorted by part, or by a click's number
+            frames[depth, _ORD] = at
+            sp += m
+            frames[depth, _N_LABELS] = n_labels
+            frames[depth, _K], frames[depth, _ACC] = 0, 0
+            n_cells = 0
+            if n_labels == 1:
+                for i in range(n):
+                    n_cells += _bit(varying, i) and clickable[i]
+            need = 2 * n_labels + 1 if n_labels > 1 else 4 * n_cells + 21
+            if isp + need > ints.shape[0]:
+                ints = np.concatenate((ints, np.empty(ints.shape[0] + need, dtype=np.int64)))
+            sb = isp
+            frames[depth, _STARTS] = sb
+            isp += need
+            if n_labels > 1:
+                _sort_into(idx, start, m, labels, n_labels, at, ints, sb)
+            else:
+                # the clicks (cells, safe, order, waiting: ints[tb:]), by the
+                # layouts where they are safe, most first, then the lower cell
+                tb = sb + 21
+                frames[depth, _TABLE], frames[depth, _N_CELLS] = tb, n_cells
+                c = 0
+                for i in range(n):
+                    if _bit(varying, i) and clickable[i]:
+                        ints[tb + c] = i
+                        c += 1
+                for c in range(n_cells):
+                    i = ints[tb + c]
+                    mined = 0
+                    for x in range(start, start + m):
+                        mined += reads[i, idx[x]] == 9
+                    ints[tb + n_cells + c] = m - mined
+                order = tb + 2 * n_cells
+                for c in range(n_cells):  # (insertion sort: few clicks)
+                    safe, cell = ints[tb + n_cells + c], ints[tb + c]
+                    k = c
+                    while k > 0:
+                        before = ints[order + k - 1]
+                        safe_b = ints[tb + n_cells + before]
+                        if safe_b > safe or (safe_b == safe and ints[tb + before] < cell):
+                            break
+                        ints[order + k] = before
+                        k -= 1
+                    ints[order + k] = c
+                frames[depth, _CUR], frames[depth, _POS], frames[depth, _WAITING] = -1, 0, 0
+                frames[depth, _N_WAITING], frames[depth, _ANY_LIVE] = 0, 0
+                frames[depth, _TOP], frames[depth, _TOP_I] = 0, n
+            entering = False
+            returning = False
+        else:
+            returning = True
+        # Go on with the state on top, with ``ret`` from its part in hand.
+        # (Scalar reads and writes only: a view of a stack would cost a
+        # reference count at every step.)
+        root = depth == 0
+        sb = frames[depth, _STARTS]  # its parts start at ints[sb:]
+        at = frames[depth, _ORD]
+        child = -1  # the part to enter next: its start, size and key
+        child_m = 0
+        child_key = (np.uint64(0), np.uint64(0))
+        if frames[depth, _N_LABELS] > 1:
+            if returning:
+                frames[depth, _ACC] += ret
+                frames[depth, _K] += 1
+            while frames[depth, _K] < frames[depth, _N_LABELS]:
+                k = frames[depth, _K]
+                p0 = at + ints[sb + k]
+                pm = ints[sb + k + 1] - ints[sb + k]
+                won = 1
+                if pm > 1:
+                    h1, h2 = _key(idx, p0, pm)
+                    won = _recall(idx, p0, pm, h1, h2, slots, pool)
+                    if won < 0:
+                        child, child_m, child_key = p0, pm, (h1, h2)
+                        break
+                frames[depth, _ACC] += won
+                frames[depth, _K] += 1
+            if child < 0:
+                ret = frames[depth, _ACC]
+        else:
+            nc = frames[depth, _N_CELLS]
+            tb = frames[depth, _TABLE]  # cells, safe, order, waiting: ints[tb:]
+            full_count = root and every
+            finished = False
+            while child < 0 and not finished:
+                c = frames[depth, _CUR]
+                if c >= 0:  # a click in hand: its numbers from _K on
+                    i = ints[tb + c]
+                    top, top_i = frames[depth, _TOP], frames[depth, _TOP_I]
+                    done = True
+                    if returning:
+                        returning = False
+                        frames[depth, _ACC] += ret
+                        bound = frames[depth, _ACC] + frames[depth, _REST]
+                        done = full_count or _beats(bound, i, top, top_i, root)
+                        frames[depth, _K] += 1
+                    while done and frames[depth, _K] < 9:
+                        k = frames[depth, _K]
+                        if ints[sb + k + 1] > ints[sb + k]:
+                            p0 = at + ints[sb + k]
+                            pm = ints[sb + k + 1] - ints[sb + k]
+                            frames[depth, _REST] -= pm
+                            won = 1
+                            if pm > 1:
+                                h1, h2 = _key(idx, p0, pm)
+                                won = _recall(idx, p0, pm, h1, h2, slots, pool)
+                                if won < 0:
+                                    child, child_m, child_key = p0, pm, (h1, h2)
+                                    break
+                            frames[depth, _ACC] += won
+                            bound = frames[depth, _ACC] + frames[depth, _REST]
+                            done = full_count or _beats(bound, i, top, top_i, root)
+                        frames[depth, _K] += 1
+                    if child >= 0:
+                        break
+                    total = frames[depth, _ACC]
+                    if done:
+                        if root:
+                            out[i] = total
+                        if _beats(total, i, top, top_i, True):
+                            frames[depth, _TOP], frames[depth, _TOP_I] = total, i
+                    frames[depth, _CUR] = -1
+                    frames[depth, _POS] += 1
+                    continue
+                # the next click to try, if any
+                last = frames[depth, _WAITING] == 1
+                pos = frames[depth, _POS]
+                go = pos < (frames[depth, _N_WAITING] if last else nc)
+                if go:
+                    c = ints[tb + 3 * nc + pos] if last else ints[tb + 2 * nc + pos]
+                    i = ints[tb + c]
+                    top, top_i = frames[depth, _TOP], frames[depth, _TOP_I]
+                    go = full_count or _beats(ints[tb + nc + c], i, top, top_i, root)
+                if not go:  # the pass is over
+                    if (
+                        last
+                        or frames[depth, _ANY_LIVE] == 1
+                        or full_count
+                        or frames[depth, _N_WAITING] == 0
+                    ):
+                        finished = True
+                    else:  # every click is dead: try them after all
+                        frames[depth, _WAITING], frames[depth, _POS] = 1, 0
+                    continue
+                # the click's layouts where it is safe, by the number it shows
+                start, m = frames[depth, _START], frames[depth, _M]
+                for x in range(m):
+                    labels[x] = reads[i, idx[start + x]]
+                _sort_into(idx, start, m, labels, 10, at, ints, sb)
+                if defer and not (full_count or last):
+                    shown = 0
+                    for k in range(9):
+                        shown += ints[sb + k + 1] > ints[sb + k]
+                    if shown < 2:
+                        ints[tb + 3 * nc + frames[depth, _N_WAITING]] = c
+                        frames[depth, _N_WAITING] += 1
+                        frames[depth, _POS] += 1
+                        continue
+                    frames[depth, _ANY_LIVE] = 1
+                frames[depth, _CUR], frames[depth, _K] = c, 0
+                frames[depth, _ACC], frames[depth, _REST] = 0, ints[tb + nc + c]
+            if child < 0:
+                ret = frames[depth, _TOP]
+        if child >= 0:  # enter the part
+            start, m, above, key = child, child_m, frames[depth, _UNION], child_key
+            depth += 1
+            entering = True
+            continue
+        # the state is counted: memoise it and hand its count back
+        if not root:
+            h1, h2 = keys[depth, 0], keys[depth, 1]
+            start, m = frames[depth, _START], frames[depth, _M]
+            slots, pool = _store(idx, start, m, h1, h2, ret, slots, pool, used)
+        sp, isp, usp = frames[depth, _SP], frames[depth, _ISP], frames[depth, _USP]
+        if root:
+            return out
+        depth -= 1
 
 
 @kernel(
