@@ -278,6 +278,20 @@ def _recall(
 
 
 @helper
+def _known(
+    idx: NDArray[Any], start: int, m: int, slots: NDArray[Any], pool: NDArray[Any]
+) -> tuple[int, np.uint64, np.uint64]:
+    """A state's count if known without a search (else -1), and its key.
+
+    1 for a state of one layout (no key), else the memoised count.
+    """
+    if m == 1:
+        return 1, np.uint64(0), np.uint64(0)
+    h1, h2 = _key(idx, start, m)
+    return _recall(idx, start, m, h1, h2, slots, pool), h1, h2
+
+
+@helper
 def _store(
     idx: NDArray[Any],
     start: int,
@@ -594,13 +608,10 @@ def endgame_wins(
                 k = frames[depth, _K]
                 p0 = at + ints[sb + k]
                 pm = ints[sb + k + 1] - ints[sb + k]
-                won = 1
-                if pm > 1:
-                    h1, h2 = _key(idx, p0, pm)
-                    won = _recall(idx, p0, pm, h1, h2, slots, pool)
-                    if won < 0:
-                        child, child_m, child_key = p0, pm, (h1, h2)
-                        break
+                won, h1, h2 = _known(idx, p0, pm, slots, pool)
+                if won < 0:
+                    child, child_m, child_key = p0, pm, (h1, h2)
+                    break
                 frames[depth, _ACC] += won
                 frames[depth, _K] += 1
             if child < 0:
@@ -628,13 +639,10 @@ def endgame_wins(
                             p0 = at + ints[sb + k]
                             pm = ints[sb + k + 1] - ints[sb + k]
                             frames[depth, _REST] -= pm
-                            won = 1
-                            if pm > 1:
-                                h1, h2 = _key(idx, p0, pm)
-                                won = _recall(idx, p0, pm, h1, h2, slots, pool)
-                                if won < 0:
-                                    child, child_m, child_key = p0, pm, (h1, h2)
-                                    break
+                            won, h1, h2 = _known(idx, p0, pm, slots, pool)
+                            if won < 0:
+                                child, child_m, child_key = p0, pm, (h1, h2)
+                                break
                             frames[depth, _ACC] += won
                             bound = frames[depth, _ACC] + frames[depth, _REST]
                             done = full_count or _beats(bound, i, top, top_i, root)
