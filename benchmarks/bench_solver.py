@@ -12,7 +12,8 @@ times 1,000 games of the policy in ``ns.simulate`` on both cores;
 ``--huge`` times ``hint`` on a 5000 x 5000 board after its first click (and
 its peak memory), and ``analyze`` on a 2000 x 2000 expert-density board in
 mid-game; ``--split 300`` prints where 300 expert games in ``ns.simulate``
-spend their time, the guess's parts included; ``--fingerprint`` hashes the
+spend their time, the guess's parts included (with ``--kernels``, each
+compiled kernel's calls too); ``--fingerprint`` hashes the
 fingerprint chunks' games (the check that a change leaves every move the
 same).
 
@@ -874,7 +875,41 @@ def _engine_clock() -> Iterator[dict[str, float]]:
             setattr(owner, name, func)
 
 
-def time_split(games: int) -> dict[str, float]:
+def _kernel_patches() -> list[tuple[Any, str, str]]:
+    """Every compiled solver kernel, wherever a solver module holds it.
+
+    ``(module, name, label)`` for each module attribute that is one of the
+    kernels (a numba dispatcher compiled for its signature when its module
+    loads; the subroutines and helpers they call are inside them).
+    """
+    import importlib
+    import pkgutil
+
+    import numba
+
+    from numsweeper import solver
+
+    modules = [
+        importlib.import_module(info.name)
+        for info in pkgutil.iter_modules(solver.__path__, "numsweeper.solver.")
+    ]
+    kernels = {
+        id(obj): f"kernel {name}"
+        for module in modules
+        for name, obj in vars(module).items()
+        if isinstance(obj, numba.core.registry.CPUDispatcher)
+        and obj.py_func.__module__ == module.__name__
+        and obj.signatures
+    }
+    return [
+        (module, name, kernels[id(obj)])
+        for module in modules
+        for name, obj in vars(module).items()
+        if id(obj) in kernels
+    ]
+
+
+def time_split(games: int, kernels: bool = False) -> dict[str, float]:
     """Print where ``games`` expert 'safe' solver games in ``ns.simulate`` spend time.
 
     One process, seed 20261130, chunks of 50 (the ``--throughput`` games),
@@ -885,7 +920,9 @@ def time_split(games: int) -> dict[str, float]:
     cell shown), the influence factor and its patterns; the exact engine's
     probabilities (``probabilities``, probes included), the main analyses
     (``analyze``), the local rules, the endgame search and the forced-pair
-    check.  Returns the seconds by part, with ``wall``.
+    check.  With ``kernels``, also each compiled kernel's own calls (the
+    same games; the parts above include them).  Returns the seconds by
+    part, with ``wall``.
     """
     from numsweeper.solver import analysis, guess, lookahead, policy
 
@@ -906,6 +943,8 @@ def time_split(games: int) -> dict[str, float]:
         (policy, "best_click", "endgame"),
         (policy, "forced_pair", "forced pair"),
     ]
+    if kernels:
+        patched += _kernel_patches()
     saved = [getattr(owner, name) for owner, name, _ in patched]
 
     def timed(label: str, func: Callable[..., Any]) -> Callable[..., Any]:
@@ -943,9 +982,12 @@ def time_split(games: int) -> dict[str, float]:
         f"{games} expert 'safe' games in ns.simulate, one process: {wall:.2f} s, {result.wins} won"
     )
     seconds["moves"] = wall - seconds.get("policy", 0.0)  # the games' own moves and the loop
-    for label in dict.fromkeys([label for _, _, label in patched] + ["moves"]):
+    labels = list(dict.fromkeys([p[2] for p in patched] + ["moves"]))
+    width = max(17, *(len(label) for label in labels))
+    for label in labels:
         if label in seconds:
-            print(f"  {label:17s} {seconds[label]:6.2f} s  {100 * seconds[label] / wall:5.1f}%")
+            share = 100 * seconds[label] / wall
+            print(f"  {label:{width}s} {seconds[label]:6.2f} s  {share:5.1f}%")
     return seconds
 
 
@@ -1289,6 +1331,11 @@ def main(argv: list[str] | None = None) -> int:
         "time goes, the guess's parts included",
     )
     parser.add_argument(
+        "--kernels",
+        action="store_true",
+        help="with --split: also time each compiled solver kernel's calls",
+    )
+    parser.add_argument(
         "--guess",
         choices=["hill", "lookahead"],
         default="hill",
@@ -1302,7 +1349,7 @@ def main(argv: list[str] | None = None) -> int:
         huge()
         return 0
     if args.split:
-        time_split(args.split)
+        time_split(args.split, kernels=args.kernels)
         return 0
     if args.tangled:
         tangled(args.tangled)
