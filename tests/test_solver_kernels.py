@@ -738,11 +738,10 @@ def test_endgame_memo_grows_and_keeps_every_state() -> None:
             state, 0, len(state), *_memo_key(state, 0, len(state)), count, slots, pool, used
         )
     assert 2 * used[1] <= slots.shape[0] and used[1] == len({tuple(x) for x in states})
-    for count, state in enumerate(states):
+    for state in states:  # (a state stored twice keeps its first count)
         first = next(c for c, x in enumerate(states) if np.array_equal(x, state))
         h1, h2 = _memo_key(state, 0, len(state))
         assert endgame._recall(state, 0, len(state), h1, h2, slots, pool) == first
-        assert count >= first
     other = np.array([501, 502, 503])
     assert endgame._recall(other, 0, 3, *_memo_key(other, 0, 3), slots, pool) == -1
 

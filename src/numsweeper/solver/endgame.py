@@ -29,6 +29,7 @@ from .._constants import HIDDEN
 from .._kernels import adjacent_counts
 from ._jit import frozen, helper, kernel, readonly
 from .analysis import Analysis
+from .structure import sort_by_label
 
 __all__ = ["best_click", "endgame_values", "list_layouts"]
 
@@ -203,15 +204,6 @@ def _popcount(x: np.uint64) -> int:
 
 
 @helper
-def _shown(lay: NDArray[Any], mask: NDArray[Any]) -> int:
-    """How many of ``mask``'s cells the multi-word layout ``lay`` mines."""
-    total = 0
-    for w in range(lay.shape[0]):
-        total += _popcount(lay[w] & mask[w])
-    return total
-
-
-@helper
 def _bit(words: NDArray[Any], i: int) -> bool:
     return bool((words[i >> 6] >> np.uint64(i & 63)) & np.uint64(1))
 
@@ -241,7 +233,9 @@ def _slot(slots: NDArray[Any], h1: np.uint64, h2: np.uint64) -> int:
     """The memo's slot of the key ``(h1, h2)``: its own, or the empty one it would take.
 
     Open addressing with linear probing; a slot is ``(h1, h2, place + 1)``,
-    0 in the last column while empty.
+    0 in the last column while empty.  The table's size is a power of two
+    and it always has an empty slot (:func:`_store` keeps it at most half
+    full), so the probe ends.
     """
     mask = slots.shape[0] - 1
     s = np.int64(h1 & np.uint64(mask))
@@ -306,7 +300,8 @@ def _store(
     """Memoise the state's count, unless its key is taken (by another state).
 
     ``used`` holds the pool's used length and the slots taken.  Returns the
-    slots and the pool, either grown (the slots are kept at most half full).
+    slots and the pool, each possibly grown (the slots are kept at most half
+    full).
     """
     s = _slot(slots, h1, h2)
     if slots[s, 2] != 0:
@@ -332,38 +327,6 @@ def _store(
 
 
 @helper
-def _sort_into(
-    idx: NDArray[Any],
-    start: int,
-    m: int,
-    labels: NDArray[Any],
-    n_labels: int,
-    to: int,
-    starts: NDArray[Any],
-    at: int,
-) -> None:
-    """Write ``idx[start:start + m]`` sorted by label (stably) to ``idx[to:to + m]``.
-
-    The counting sort of :func:`~numsweeper.solver.structure.group_by_label`
-    into given space: label ``k``'s entries go to ``idx[to + starts[at + k]:
-    to + starts[at + k + 1]]``; ``starts[at + n_labels + 1:]`` (``n_labels``
-    more entries) is scratch.
-    """
-    fill = at + n_labels + 1
-    for k in range(n_labels + 1):
-        starts[at + k] = 0
-    for x in range(m):
-        starts[at + labels[x] + 1] += 1
-    for k in range(n_labels):
-        starts[at + k + 1] += starts[at + k]
-        starts[fill + k] = starts[at + k]
-    for x in range(m):
-        label = labels[x]
-        idx[to + starts[fill + label]] = idx[start + x]
-        starts[fill + label] += 1
-
-
-@helper
 def _meets(varying: NDArray[Any], nbr: NDArray[Any], i: int) -> bool:
     """Whether any neighbour of cell ``i`` is in ``varying``."""
     for w in range(varying.shape[0]):  # noqa: SIM110 (any() of a generator does not compile)
@@ -377,33 +340,36 @@ def _beats(value: int, i: int, top: int, top_i: int, by_index: bool) -> bool:
     return value > top or (by_index and value == top and i < top_i)
 
 
-# A state of the search (a row of ``frames``): its layouts, its key, its
-# place in the stacks, and where its loop over parts or clicks stands.
+# A state of the search (a row of ``frames``; its memo key is the same row
+# of ``keys``): its layouts, its place in the stacks, and where its loop
+# over parts or clicks stands.
 (
-    _START,  # its layout indices: idx[start:start + m]
-    _M,
-    _UNION,  # its union of layouts: union[_UNION:_UNION + words]
-    _ABOVE,  # the union of the state it split off
-    _SP,  # the stacks' tops when it was entered (restored when it ends)
+    _START,  # its layout indices: idx[_START:_START + _M]
+    _M,  # how many layouts it has
+    _SP,  # the stacks' tops when it was entered (restored when it ends);
     _ISP,
-    _USP,
-    _ORD,  # its layouts sorted by part or by number: idx[_ORD:_ORD + m]
-    _STARTS,  # where each part starts in it: ints[_STARTS:...]
-    _TABLE,  # its clicks: cells, safe, order, waiting (ints, 4 x n_cells)
-    _N_CELLS,
+    _USP,  # its union of layouts is union[_USP:_USP + words]
+    _ORD,  # its layouts sorted by part or by number: idx[_ORD:_ORD + _M]
+    _STARTS,  # where each part (or number) starts in them: ints[_STARTS:]
+    _TABLE,  # its clicks: cells, safe layouts, order, waiting (4 x _N_CELLS ints)
+    _N_CELLS,  # how many clicks it has
     _N_LABELS,  # > 1: it splits by the numbers of its newly safe cells
     _K,  # the part (or, of a click, the number) in hand
     _ACC,  # the parts' sum, or the click's total so far
-    _REST,  # the click's layouts not yet counted
+    _REST,  # the click's safe layouts not yet counted
     _CUR,  # the click in hand (a click number), -1 between clicks
     _POS,  # the place in the list of clicks being tried
-    _WAITING,  # 1 once the dead clicks are tried (the last pass)
-    _N_WAITING,
-    _ANY_LIVE,
-    _TOP,
-    _TOP_I,
+    _LAST,  # 1 in the last pass: over the dead clicks that waited
+    _N_WAITING,  # how many dead clicks wait
+    _ANY_LIVE,  # 1 once a click turned out live
+    _TOP,  # the best click's count so far
+    _TOP_I,  # its cell (n while there is none)
     _N_FIELDS,
-) = range(23)
+) = range(21)
+
+#: ints for a click's split by number: the 11 starts of the numbers 0-8
+#: and of a mine (9), and 10 of scratch for the sort (``sort_by_label``)
+_CLICK_STARTS = 21
 
 
 @kernel(
@@ -427,10 +393,13 @@ def endgame_wins(
     ``lays`` are the layouts as bitmasks over the undecided cells, one row
     of 64-bit words per layout (cell ``i`` is bit ``i % 64`` of word
     ``i // 64``), and ``nbr[i]`` the mask of cell ``i``'s undecided
-    neighbours in the same words.  Returns one count per cell, -1 for a
-    cell that is not a risky clickable choice (or, without ``every``, one
-    the search did not need to count in full), or an empty array once the
-    search needs more than ``budget`` states or ``work`` layout-cells.
+    neighbours in the same words (at most 8: a cell shows 0-8, and 9 stands
+    for a mine).  Returns one count per cell, -1 for a cell that is not a
+    risky clickable choice (or, without ``every``, one the search did not
+    need to count in full), or an empty array once the search needs more
+    than ``budget`` states or ``work`` layout-cells.  A table of the number
+    each cell shows in each layout (a byte per cell and layout) is made
+    first, outside the ``work`` budget.
 
     The search is a depth-first expectimax over states (sets of layouts)
     kept on explicit stacks, not a recursion: numba would increment and
@@ -508,9 +477,8 @@ def endgame_wins(
             if sp + m > idx.shape[0]:
                 idx = np.concatenate((idx, np.empty(idx.shape[0] + m, dtype=np.int64)))
             keys[depth, 0], keys[depth, 1] = key
-            frames[depth, _START], frames[depth, _M], frames[depth, _ABOVE] = start, m, above
+            frames[depth, _START], frames[depth, _M] = start, m
             frames[depth, _SP], frames[depth, _ISP], frames[depth, _USP] = sp, isp, usp
-            frames[depth, _UNION] = usp
             for w in range(words):
                 u = np.uint64(0)
                 inter = np.uint64(0xFFFFFFFFFFFFFFFF)
@@ -548,18 +516,18 @@ def endgame_wins(
             if n_labels == 1:
                 for i in range(n):
                     n_cells += _bit(varying, i) and clickable[i]
-            need = 2 * n_labels + 1 if n_labels > 1 else 4 * n_cells + 21
+            need = 2 * n_labels + 1 if n_labels > 1 else 4 * n_cells + _CLICK_STARTS
             if isp + need > ints.shape[0]:
                 ints = np.concatenate((ints, np.empty(ints.shape[0] + need, dtype=np.int64)))
             sb = isp
             frames[depth, _STARTS] = sb
             isp += need
             if n_labels > 1:
-                _sort_into(idx, start, m, labels, n_labels, at, ints, sb)
+                sort_by_label(idx, start, m, labels, n_labels, idx, at, ints, sb)
             else:
                 # the clicks (cells, safe, order, waiting: ints[tb:]), by the
                 # layouts where they are safe, most first, then the lower cell
-                tb = sb + 21
+                tb = sb + _CLICK_STARTS
                 frames[depth, _TABLE], frames[depth, _N_CELLS] = tb, n_cells
                 c = 0
                 for i in range(n):
@@ -584,7 +552,7 @@ def endgame_wins(
                         ints[order + k] = before
                         k -= 1
                     ints[order + k] = c
-                frames[depth, _CUR], frames[depth, _POS], frames[depth, _WAITING] = -1, 0, 0
+                frames[depth, _CUR], frames[depth, _POS], frames[depth, _LAST] = -1, 0, 0
                 frames[depth, _N_WAITING], frames[depth, _ANY_LIVE] = 0, 0
                 frames[depth, _TOP], frames[depth, _TOP_I] = 0, n
             entering = False
@@ -659,7 +627,7 @@ def endgame_wins(
                     frames[depth, _POS] += 1
                     continue
                 # the next click to try, if any
-                last = frames[depth, _WAITING] == 1
+                last = frames[depth, _LAST] == 1
                 pos = frames[depth, _POS]
                 go = pos < (frames[depth, _N_WAITING] if last else nc)
                 if go:
@@ -676,13 +644,13 @@ def endgame_wins(
                     ):
                         finished = True
                     else:  # every click is dead: try them after all
-                        frames[depth, _WAITING], frames[depth, _POS] = 1, 0
+                        frames[depth, _LAST], frames[depth, _POS] = 1, 0
                     continue
                 # the click's layouts where it is safe, by the number it shows
                 start, m = frames[depth, _START], frames[depth, _M]
                 for x in range(m):
                     labels[x] = reads[i, idx[start + x]]
-                _sort_into(idx, start, m, labels, 10, at, ints, sb)
+                sort_by_label(idx, start, m, labels, 10, idx, at, ints, sb)
                 if defer and not (full_count or last):
                     shown = 0
                     for k in range(9):
@@ -698,7 +666,7 @@ def endgame_wins(
             if child < 0:
                 ret = frames[depth, _TOP]
         if child >= 0:  # enter the part
-            start, m, above, key = child, child_m, frames[depth, _UNION], child_key
+            start, m, above, key = child, child_m, frames[depth, _USP], child_key
             depth += 1
             entering = True
             continue

@@ -29,9 +29,9 @@ import numpy as np
 from numba import types as nt
 from numpy.typing import NDArray
 
-from ._jit import frozen, kernel, readonly, subroutine
+from ._jit import frozen, helper, kernel, readonly, subroutine
 
-__all__ = ["Frontier", "frontier", "group_by_label", "split_and_order"]
+__all__ = ["Frontier", "frontier", "group_by_label", "sort_by_label", "split_and_order"]
 
 
 _Ints = NDArray[np.int64]
@@ -232,28 +232,53 @@ def frontier(unknown: NDArray[np.bool_], revealed: NDArray[np.bool_]) -> Frontie
 # -- kernels ------------------------------------------------------------------
 
 
+@helper
+def sort_by_label(
+    src: NDArray[np.int64],
+    start: int,
+    m: int,
+    labels: NDArray[np.int64],
+    n_labels: int,
+    dst: NDArray[np.int64],
+    to: int,
+    starts: NDArray[np.int64],
+    starts_at: int,
+) -> None:
+    """Write ``src[start:start + m]`` sorted by label (stably) to ``dst[to:to + m]``.
+
+    A counting sort, into space the caller gives (``dst`` may be ``src``,
+    elsewhere in it): label ``k``'s entries (``labels[x]`` is entry ``x``'s,
+    below ``n_labels``) go to ``dst[to + starts[starts_at + k]:to +
+    starts[starts_at + k + 1]]``; the ``n_labels`` entries after those
+    ``n_labels + 1`` starts are scratch.  :func:`group_by_label` sorts with
+    it, and the endgame search sorts its states' layouts on its stacks.
+    """
+    fill = starts_at + n_labels + 1
+    for k in range(n_labels + 1):
+        starts[starts_at + k] = 0
+    for x in range(m):
+        starts[starts_at + labels[x] + 1] += 1
+    for k in range(n_labels):
+        starts[starts_at + k + 1] += starts[starts_at + k]
+        starts[fill + k] = starts[starts_at + k]
+    for x in range(m):
+        label = labels[x]
+        dst[to + starts[fill + label]] = src[start + x]
+        starts[fill + label] += 1
+
+
 @subroutine
 def group_by_label(
     group: NDArray[np.int64], labels: NDArray[np.int64], n_labels: int
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """``group``'s entries sorted by label (stably), and where each label starts.
 
-    A counting sort; ``starts`` has ``n_labels + 1`` entries (one array,
-    whose second half tracks where each label fills meanwhile).  The search
-    sorts a state's layouts with it, :func:`frontier_structure` the
-    numbers by part.
+    :func:`sort_by_label` into new arrays; ``starts`` has ``n_labels + 1``
+    entries.  :func:`frontier_structure` sorts the numbers by part with it.
     """
-    starts = np.zeros(2 * n_labels + 1, dtype=np.int64)
-    for x in range(group.shape[0]):
-        starts[labels[x] + 1] += 1
-    for k in range(n_labels):
-        starts[k + 1] += starts[k]
-        starts[n_labels + 1 + k] = starts[k]
+    starts = np.empty(2 * n_labels + 1, dtype=np.int64)
     out = np.empty(group.shape[0], dtype=np.int64)
-    for x in range(group.shape[0]):
-        fill = n_labels + 1 + labels[x]
-        out[starts[fill]] = group[x]
-        starts[fill] += 1
+    sort_by_label(group, 0, group.shape[0], labels, n_labels, out, 0, starts, 0)
     return out, starts[: n_labels + 1]
 
 
