@@ -630,6 +630,55 @@ def test_policy_first_safe_by_masks_baseline(benchmark: Any) -> None:
     benchmark(_first_safe_by_masks, batch)
 
 
+def _remembered() -> tuple[Any, list[tuple[np.ndarray, int]]]:
+    """A full memory of proved-safe cells (256 entries) and the positions to check.
+
+    Each entry is one of the typical stuck positions with a tenth of its
+    numbers hidden again (a position it then extends), remembering three
+    of its hidden cells; the positions are the typical ones, and each
+    again with one more mine (which no entry fits).
+    """
+    from numsweeper.solver.policy import _KnownSafe
+
+    positions = _typical()
+    rng = np.random.default_rng(11)
+    known = _KnownSafe()
+    for k in range(256):
+        cells, mines = positions[k % len(positions)]
+        seen = np.where(rng.random(cells.shape) < 0.1, ns.HIDDEN, cells).astype(np.int8)
+        hidden = np.argwhere(cells == ns.HIDDEN)
+        picks = hidden[rng.choice(len(hidden), size=3, replace=False)]
+        known.add(seen, mines, [(int(r), int(c)) for r, c in picks])
+    return known, positions + [(cells, mines + 1) for cells, mines in positions]
+
+
+def _find_by_xor(known: Any, cells: np.ndarray, mines: int) -> tuple[int, int] | None:
+    """The memory's check before session 9: every entry's words XOR-ed in numpy."""
+    flat = cells.reshape(-1)
+    here = known._words(flat, known.shown.shape[1]).view(np.uint64)
+    fits = (((known.shown ^ here) & known.mask) == 0).all(axis=1) & (known.mines == mines)
+    open_ = known.safe[fits].any(axis=0) & (flat == ns.HIDDEN)
+    if not open_.any():
+        return None
+    r, c = divmod(int(np.argmax(open_)), cells.shape[1])
+    return r, c
+
+
+def test_policy_remembered_safe_find(benchmark: Any) -> None:
+    # A stuck position checked against the memory of proved-safe cells
+    # (one compiled pass that stops at each entry's first differing word)
+    known, positions = _remembered()
+    found = benchmark(lambda: [known.find(cells, mines) for cells, mines in positions])
+    assert found == [_find_by_xor(known, cells, mines) for cells, mines in positions]
+    assert any(f is not None for f in found) and any(f is None for f in found)
+    benchmark.extra_info["positions"] = len(positions)
+
+
+def test_policy_remembered_safe_by_xor_baseline(benchmark: Any) -> None:
+    known, positions = _remembered()
+    benchmark(lambda: [_find_by_xor(known, cells, mines) for cells, mines in positions])
+
+
 def test_local_rules_plain_python_baseline(benchmark: Any) -> None:
     batch = _batch(size(256, 4))[: size(16, 2)]
     assert all(np.array_equal(local_reference(b), local_rules(b)[0]) for b in batch[:2])
