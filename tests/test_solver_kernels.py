@@ -702,7 +702,6 @@ def test_endgame_memo_checks_a_hash_hit_against_the_stored_layouts() -> None:
     # a hit counts only if the stored indices are the state's own, and a
     # taken key is never overwritten by another state.  A forced collision
     # (two different states under one key) must miss, not return the count.
-
     slots = np.zeros((4, 3), dtype=np.uint64)
     pool = np.empty(4, dtype=np.int64)  # grows as states are stored
     used = np.zeros(2, dtype=np.int64)
@@ -727,7 +726,6 @@ def test_endgame_memo_grows_and_keeps_every_state() -> None:
     # The slots stay at most half full and the pool grows: after many
     # states (several growths of both), each one is still found, with its
     # own count, and no state that was not stored is.
-
     rng = np.random.default_rng(3)
     slots = np.zeros((4, 3), dtype=np.uint64)
     pool = np.empty(4, dtype=np.int64)

@@ -346,9 +346,9 @@ def _beats(value: int, i: int, top: int, top_i: int, by_index: bool) -> bool:
 (
     _START,  # its layout indices: idx[_START:_START + _M]
     _M,  # how many layouts it has
-    _SP,  # the stacks' tops when it was entered (restored when it ends);
-    _ISP,
-    _USP,  # its union of layouts is union[_USP:_USP + words]
+    _SP,  # the tops of the three stacks (idx, ints, union) when it was
+    _ISP,  # entered, restored when it ends; its own union of layouts is
+    _USP,  # the first entry it pushed: union[_USP:_USP + words]
     _ORD,  # its layouts sorted by part or by number: idx[_ORD:_ORD + _M]
     _STARTS,  # where each part (or number) starts in them: ints[_STARTS:]
     _TABLE,  # its clicks: cells, safe layouts, order, waiting (4 x _N_CELLS ints)
