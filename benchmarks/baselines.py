@@ -1,11 +1,13 @@
 """Plain-Python baselines that the benchmarks measure our engine against.
 
 They are deliberately the obvious code a newcomer would write: lists of lists,
-a deque BFS, and the classic recursive DFS of LeetCode 529.
+a deque BFS, the classic recursive DFS of LeetCode 529, and an expectimax
+over sets of layouts cached by ``functools``.
 """
 
 from __future__ import annotations
 
+import functools
 import sys
 from collections import deque
 
@@ -74,3 +76,62 @@ def classic_update_board(board: list[list[str]], click: list[int]) -> list[list[
     finally:
         sys.setrecursionlimit(limit)
     return board
+
+
+def plain_endgame_values(
+    undecided: list[tuple[int, int]], layouts: list[frozenset[int]], clickable: list[bool]
+) -> dict[tuple[int, int], float]:
+    """Each click's win probability under perfect play, by a plain expectimax.
+
+    ``layouts`` are the mine layouts still possible, each the set of indices
+    into ``undecided`` (the cells that are mines in some layouts and safe in
+    others) that hold a mine; every layout is equally likely.  A state is a
+    set of layouts: a cell safe in all of them is revealed for free (its
+    number splits the state), else every clickable cell is tried and the
+    best kept.  No pruning, no budget; states are cached by ``functools``.
+    """
+    index = {rc: i for i, rc in enumerate(undecided)}
+    neighbours = [
+        [
+            index[(r + dr, c + dc)]
+            for dr in (-1, 0, 1)
+            for dc in (-1, 0, 1)
+            if (dr or dc) and (r + dr, c + dc) in index
+        ]
+        for r, c in undecided
+    ]
+
+    def split(state: frozenset[frozenset[int]], i: int) -> list[frozenset[frozenset[int]]]:
+        """The layouts where ``i`` is safe, by the number it shows."""
+        parts: dict[int, set[frozenset[int]]] = {}
+        for layout in state:
+            if i not in layout:
+                shown = sum(j in layout for j in neighbours[i])
+                parts.setdefault(shown, set()).add(layout)
+        return [frozenset(part) for part in parts.values()]
+
+    def clicks(state: frozenset[frozenset[int]]) -> list[int]:
+        """Clickable cells that are a mine in some layouts of ``state`` and safe in others."""
+        return [
+            i
+            for i in range(len(undecided))
+            if clickable[i]
+            and any(i in layout for layout in state)
+            and any(i not in layout for layout in state)
+        ]
+
+    @functools.cache
+    def wins(state: frozenset[frozenset[int]]) -> int:
+        if len(state) == 1:
+            return 1
+        for i in range(len(undecided)):
+            if all(i not in layout for layout in state):  # safe everywhere: free
+                parts = split(state, i)
+                if len(parts) > 1:
+                    return sum(wins(part) for part in parts)
+        return max((sum(wins(part) for part in split(state, i)) for i in clicks(state)), default=0)
+
+    root = frozenset(layouts)
+    return {
+        undecided[i]: sum(wins(part) for part in split(root, i)) / len(root) for i in clicks(root)
+    }

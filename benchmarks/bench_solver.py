@@ -53,6 +53,7 @@ import numpy as np
 from scipy.stats import binomtest
 
 import numsweeper as ns
+from baselines import plain_endgame_values
 from numsweeper.solver import Analyzer, SolverPolicy, analyze, local_rules
 
 try:  # under pytest, benchmarks/ is on sys.path
@@ -553,6 +554,43 @@ def test_endgame_search_dense_expert(benchmark: Any) -> None:
     # as long before numba became required; see benchmarks/README.md.)
     values = benchmark.pedantic(_search_dense, rounds=size(5, 2), iterations=1)
     assert values is not None and max(values.values()) == 442 / 1242  # the exact best
+
+
+def _late_endgame() -> tuple[np.ndarray, Any]:
+    cells = _late_expert()[0]
+    return cells, analyze(cells, 99)
+
+
+def _plain_late_values(cells: np.ndarray, a: Any) -> dict[tuple[int, int], float]:
+    """:func:`baselines.plain_endgame_values`, on the layouts the engine lists."""
+    from numsweeper.solver.endgame import list_layouts
+
+    _, known, mines, unknown = _late_expert()
+    rows = list_layouts(cells, known, mines, unknown)
+    layouts = [
+        frozenset(i for i in range(len(unknown)) if int(row[i >> 6]) >> (i & 63) & 1)
+        for row in rows
+    ]
+    clickable = [bool(cells[rc] == H) for rc in unknown]
+    return plain_endgame_values(unknown, layouts, clickable)
+
+
+def test_endgame_search_late_expert(benchmark: Any) -> None:
+    # The late expert position (192 layouts over 30 undecided cells): every
+    # click's value, the listing and the search, beside the plain expectimax
+    # below on the same layouts (its listing compiled too).
+    from numsweeper.solver.endgame import endgame_values
+
+    cells, a = _late_endgame()
+    values = benchmark(endgame_values, cells, a, 10**6)
+    assert values == _plain_late_values(cells, a)
+    benchmark.extra_info["clicks"] = len(values)
+
+
+def test_endgame_search_plain_baseline(benchmark: Any) -> None:
+    cells, a = _late_endgame()
+    values = benchmark.pedantic(_plain_late_values, (cells, a), rounds=size(5, 2), iterations=1)
+    assert max(values.values()) == 48 / 192
 
 
 def unpruned_layouts(
