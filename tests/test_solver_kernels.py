@@ -573,6 +573,39 @@ def test_first_safe_is_the_first_hidden_cell_of_the_safe_mask() -> None:
     assert limited >= 40  # the round limit did bite on the chains
 
 
+def test_local_rules_look_near_the_last_rounds_cells_on_boards_of_any_size() -> None:
+    # After the first round the rounds look only at the rows about the cells
+    # the round before decided, so check boards taller and wider than the
+    # random batches: chains settled a row a round (bottom up, down a tall
+    # board, alone or beside random positions), and mid-game positions,
+    # round for round and with the first safe cell from the masks.
+    rng = np.random.default_rng(8)
+    stacks = []
+    for i in range(12):
+        column = np.ascontiguousarray(chain(rng, 40 + i).T)  # (40 + i, 2)
+        beside = random_stack(rng)[0][:1].repeat(len(column), axis=0)  # (rows of one board)
+        stacks += [column[None], np.concatenate([beside, column], axis=1)[None]]
+        stacks.append(
+            mid_game(rng, int(rng.integers(17, 60)), int(rng.integers(31, 90)), 150, 6)[None]
+        )
+    limited = 0
+    for stack in stacks:
+        k = len(stack)
+        found = {}
+        for rounds in (0, 1, 2, 17, 32, 100):
+            safe, mines = local_rules(stack, max_rounds=rounds)
+            want = rounds_reference(stack, rounds)
+            np.testing.assert_array_equal(safe, want[0])
+            np.testing.assert_array_equal(mines, want[1])
+            first = first_safe_stack(frozen(stack), rounds)[0]
+            hidden_safe = (safe & (stack == H)).reshape(k, -1)
+            expected = np.where(hidden_safe.any(axis=1), hidden_safe.argmax(axis=1), -1)
+            assert first.tolist() == expected.tolist()
+            found[rounds] = safe.sum()
+        limited += found[17] < found[100]
+    assert limited >= 12  # the chains ran on past 17 rounds
+
+
 # -- the endgame search -----------------------------------------------------------------
 
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 from numba import types as nt
 from numpy.typing import NDArray
@@ -15,9 +13,6 @@ from ._jit import frozen, helper, kernel, readonly
 __all__ = ["local_rules"]
 
 _INT62 = 2**62  # caps the round limit passed to the kernel (int64)
-
-# bits of the kernel's per-cell marks
-_TO_MINE, _TO_SAFE, _QUEUED = 1, 2, 4
 
 
 def local_rules(
@@ -54,12 +49,12 @@ def local_rules(
     rounds proved: a number whose hidden neighbours not yet decided equal
     its need makes them mines, a number whose need is met makes them safe.
     Rounds repeat until one proves nothing new, or ``max_rounds`` of them
-    have run.  A round looks again only at the numbers next to cells the
-    previous one decided.  The work is a few compiled passes over each
-    board plus work in proportion to its frontier, and the memory four
-    bytes per cell of one board padded with a cell all round, besides the
-    two masks returned, and eight per hidden cell (at most eight per cell
-    in all).
+    have run.  A round is two compiled passes, a byte a cell and many
+    cells an instruction: what each number makes its undecided neighbours,
+    then what each undecided cell becomes.  After the first round, the
+    passes cover only the rows about the cells the round before decided
+    (no other number can fire).  The memory is four bytes per cell of one
+    board, besides the two masks returned.
 
     Examples
     --------
@@ -92,162 +87,172 @@ def _first_safe(
     return first_safe_stack(stack, min(int(max_rounds), _INT62))
 
 
-# kinds of the cells of a board padded with one cell all round: a revealed
-# number, a hidden cell not yet decided (flags too), or the padding; a hidden
-# cell the rounds decide becomes _MINE, _SAFE or (inconsistent numbers) both
-_NUMBER, _FREE, _EDGE, _MINE, _SAFE = 0, 1, 2, 4, 8
-
-
-@helper
-def _padding(rows: int, cols: int) -> tuple[NDArray[np.uint8], NDArray[np.int64]]:
-    """The ``kind`` array of a padded board (all _EDGE), and its 8 neighbour steps."""
-    width = cols + 2
-    kind = np.full((rows + 2) * width, _EDGE, dtype=np.uint8)
-    around = np.array(
-        [-width - 1, -width, -width + 1, -1, 1, width - 1, width, width + 1], dtype=np.int64
-    )
-    return kind, around
-
-
-@helper
-def _inside(padded: NDArray[Any], r: int, cols: int) -> NDArray[Any]:
-    """Row ``r`` of a board, in its padded copy ``padded``."""
-    return padded[(r + 1) * (cols + 2) + 1 : (r + 2) * (cols + 2) - 1]
-
-
-@helper
-def _frontier(
-    cells: NDArray[np.int8],
-    rows: int,
-    cols: int,
-    kind: NDArray[np.uint8],
-    need: NDArray[np.int8],
-    n_free: NDArray[np.int8],
-    across: NDArray[np.uint8],
-    active: NDArray[np.int64],
-) -> int:
-    """Loads a board into ``kind`` and ``need``; lists its frontier numbers (with ``n_free``)."""
-    # (row slices throughout: indices numba knows are not negative, so the
-    # loops have no wraparound tests and compile to vector code)
-    width = cols + 2
-    for r in range(rows):
-        row, kinds, needs = (
-            cells[r * cols : (r + 1) * cols],
-            _inside(kind, r, cols),
-            _inside(need, r, cols),
-        )
-        for c in range(cols):
-            kinds[c] = _FREE if row[c] < 0 else _NUMBER
-            needs[c] = row[c]
-    # each number's hidden neighbours, from the column sums of three rows
-    n_active = 0
-    for r in range(1, rows + 1):
-        above = kind[(r - 1) * width : r * width]
-        here = kind[r * width : (r + 1) * width]
-        below = kind[(r + 1) * width : (r + 2) * width]
-        for c in range(width):
-            across[c] = (  # (ints: numpy adds two bools as a logical or, uncompiled)
-                int(above[c] == _FREE) + int(here[c] == _FREE) + int(below[c] == _FREE)
-            )
-        for c in range(1, cols + 1):
-            if here[c] != _NUMBER:
-                continue
-            x = across[c - 1] + across[c] + across[c + 1]
-            if x:
-                n_free[r * width + c] = x
-                active[n_active] = r * width + c
-                n_active += 1
-    return n_active
-
-
-@helper
-def _rounds(
-    kind: NDArray[np.uint8],
-    need: NDArray[np.int8],
-    n_free: NDArray[np.int8],
-    mark: NDArray[np.uint8],
-    around: NDArray[np.int64],
-    active: NDArray[np.int64],
-    n_active: int,
-    decided: NDArray[np.int64],
-    max_rounds: int,
-) -> None:
-    """The rounds on one board loaded by :func:`_frontier`, deciding cells in ``kind``."""
-    for _ in range(max_rounds):
-        n_decided = 0
-        for a in range(n_active):
-            i = active[a]
-            if n_free[i] == 0:
-                continue
-            bits = (_TO_MINE if need[i] == n_free[i] else 0) | (_TO_SAFE if need[i] == 0 else 0)
-            if not bits:
-                continue
-            for d in range(8):
-                j = i + around[d]
-                if kind[j] != _FREE:
-                    continue
-                if not mark[j]:
-                    decided[n_decided] = j
-                    n_decided += 1
-                mark[j] |= bits
-        if n_decided == 0:
-            break
-        # apply them all at once, and look again at their numbers
-        n_active = 0
-        for d in range(n_decided):
-            j = decided[d]
-            to_mine = mark[j] & _TO_MINE
-            kind[j] = (_MINE if to_mine else 0) | (_SAFE if mark[j] & _TO_SAFE else 0)
-            mark[j] = 0
-            for e in range(8):
-                i = j + around[e]
-                if kind[i] != _NUMBER:
-                    continue
-                n_free[i] -= 1
-                if to_mine:
-                    need[i] -= 1
-                if not mark[i]:  # (a number's mark is only ever _QUEUED)
-                    mark[i] = _QUEUED
-                    active[n_active] = i
-                    n_active += 1
-        for a in range(n_active):
-            mark[active[a]] = 0
+# A board is laid out in ``kind`` and ``fire`` in row-major order, after a
+# row and a cell of padding and before as many: cell i at i + cols + 1, so
+# that each cell's eight neighbours are at fixed offsets, none outside.  The
+# neighbours one column left (right) of a cell in the first (last) column
+# are cells of the other edge of the board, which the rounds mask out with
+# ``left`` (``right``): _ALL per cell, 0 in that column.
+#
+# ``kind``: _FREE for a hidden cell not yet decided (flags too), which the
+# rounds make _MINE, _SAFE or (inconsistent numbers) both; 0 for revealed
+# cells and the padding.  Summed over a cell's eight neighbours, ``kind &
+# _COUNTED`` holds how many are undecided in its low four bits and how many
+# are mines in its high four (neither more than 8).
+# ``fire``: what a round makes a number's undecided neighbours (_MINE if they
+# are all mines, _SAFE if its mines are all known), or 0.
+# A number's need is its byte on the board read as np.uint8, which is 128 or
+# more for a hidden cell: no count reaches it, so the rules need not ask
+# what a cell is.
+#
+# All are np.uint8, and the rounds cast each sum back to it: numba computes
+# integers in int64, and the casts let LLVM work on bytes, tens of cells a
+# vector instruction.  ``kind`` and ``fire`` run on to a whole number of
+# 8-byte words, which the scans for the few cells wanted read eight at a time.
+_FREE, _MINE, _SAFE = np.uint8(1), np.uint8(16), np.uint8(32)
+_COUNTED = _FREE | _MINE
+_LOW, _ALL = np.uint8(15), np.uint8(255)
+_SAFE_WORD = np.uint64(0x0101010101010101 * int(_SAFE))  # _SAFE in each byte
 
 
 @helper
 def _scratch(
-    visible: NDArray[np.int8],
+    rows: int, cols: int
+) -> tuple[NDArray[np.uint8], NDArray[np.uint8], NDArray[np.uint8], NDArray[np.uint8]]:
+    """``kind`` and ``fire`` for boards of this shape, and its ``left`` and ``right`` masks."""
+    n = rows * cols
+    length = (n + 2 * cols + 2 + 7) // 8 * 8
+    kind = np.zeros(length, dtype=np.uint8)
+    fire = np.zeros(length, dtype=np.uint8)
+    left = np.full(n, _ALL, dtype=np.uint8)
+    right = np.full(n, _ALL, dtype=np.uint8)
+    for start in range(0, n, max(cols, 1)):
+        left[start] = 0
+        right[start + cols - 1] = 0
+    return kind, fire, left, right
+
+
+@helper
+def _stack_rules(
+    visible: NDArray[np.int8], max_rounds: int, masks: bool
 ) -> tuple[
-    NDArray[np.int8],
-    NDArray[np.int8],
-    NDArray[np.uint8],
-    NDArray[np.uint8],
-    NDArray[np.int64],
-    NDArray[np.int64],
+    NDArray[np.bool_], NDArray[np.bool_], NDArray[np.int64], NDArray[np.bool_], NDArray[np.int64]
 ]:
-    """Work arrays for the boards of ``visible``: need, n_free, mark, across, active, decided."""
+    """The rounds on each board of a ``(k, rows, cols)`` stack, and what the kernels want of them.
+
+    Returns ``safe`` and ``mines``, ``(k, rows * cols)`` with ``masks``
+    (else no rows), and per board the first HIDDEN cell proved safe (-1 if
+    none), whether a cell is revealed and how many are flagged (without
+    ``masks``, else none).
+    """
+    # (One function, with the loop over the boards inside it: each array
+    # passed to a helper, or view made, in that loop would cost reference
+    # counting at every board, in all about a third of the time.)
     k, rows, cols = visible.shape
     n = rows * cols
-    size = (rows + 2) * (cols + 2)
-    # room for the numbers next to hidden cells, and the cells one round
-    # decides: in proportion to the hidden cells (never grown in the loops,
-    # where a reassigned array would cost reference counting at every step)
-    hidden = numbers = 0
+    mask_rows = k if masks else 0  # (the other kernel's outputs are empty)
+    safe = np.zeros((mask_rows, n), dtype=np.bool_)
+    mines = np.zeros((mask_rows, n), dtype=np.bool_)
+    first = np.full(k - mask_rows, -1, dtype=np.int64)
+    revealed = np.zeros(k - mask_rows, dtype=np.bool_)
+    flags = np.zeros(k - mask_rows, dtype=np.int64)
+    boards = visible.reshape(k, n)
+    kind, fire, left, right = _scratch(rows, cols)
+    kind_words, fire_words = kind.view(np.uint64), fire.view(np.uint64)
+    # Cell i is at p = i + reach in ``kind`` and ``fire`` (``kinds[i]`` and
+    # ``fires[i]``), and its neighbours are cells i, i + 1 and i + 2 of the
+    # views starting a row up (``up``), at its row (``at``: i + 1 is the cell
+    # itself) and a row down (``down``).  Each loop's index is a range index
+    # plus a start LLVM can tell is not negative, so it drops numba's
+    # wraparound tests, and the loops run as vector code.
+    reach = cols + 1  # a cell's neighbours are within this of it
+    up, at, down = kind[0:], kind[cols:], kind[2 * cols :]
+    fire_up, fire_at, fire_down = fire[0:], fire[cols:], fire[2 * cols :]
+    kinds, fires = kind[reach:], fire[reach:]
     for b in range(k):
-        cells = visible[b].reshape(n)
-        here = 0
+        any_number = any_flag = False
         for i in range(n):
-            here += cells[i] < 0
-        hidden = max(hidden, here)
-        numbers = max(numbers, min(n - here, 8 * here))  # each next to a hidden cell
-    return (
-        np.zeros(size, dtype=np.int8),
-        np.zeros(size, dtype=np.int8),
-        np.zeros(size, dtype=np.uint8),  # (all clear between boards)
-        np.zeros(cols + 2, dtype=np.uint8),
-        np.empty(numbers, dtype=np.int64),
-        np.empty(hidden, dtype=np.int64),
-    )
+            x = boards[b, i]
+            kinds[i] = _FREE if x < 0 else 0
+            any_number |= x >= 0
+            any_flag |= x == FLAG
+        # The numbers a round looks at, lo to hi: all in the first round,
+        # then those near a cell the round before decided, as no other can
+        # fire (one that fired has no undecided neighbour left).  ``fire``
+        # is zero but from lo to hi after a round's first pass (the first
+        # round's covers the board).
+        lo, hi = 0, n
+        earliest = n  # no cell decided comes before
+        for _ in range(max_rounds):
+            # what each number makes its undecided neighbours
+            for j in range(hi - lo):
+                i = lo + j
+                counts = np.uint8(
+                    (((up[i] & _COUNTED) + (at[i] & _COUNTED) + (down[i] & _COUNTED)) & left[i])
+                    + (up[i + 1] & _COUNTED)
+                    + (down[i + 1] & _COUNTED)
+                    + (
+                        ((up[i + 2] & _COUNTED) + (at[i + 2] & _COUNTED) + (down[i + 2] & _COUNTED))
+                        & right[i]
+                    )
+                )
+                n_free, n_mines = np.uint8(counts & _LOW), np.uint8(counts >> 4)
+                need, some = np.uint8(boards[b, i]), n_free != 0
+                to_mine = some & (need == np.uint8(n_mines + n_free))
+                to_safe = some & (need == n_mines)
+                fires[i] = np.uint8((_MINE if to_mine else 0) | (_SAFE if to_safe else 0))
+            # the first and last numbers that fire, at p and q in ``fire``
+            # (cells p - reach and q - reach), eight at a time: none is the
+            # fixed point (a number that fires has an undecided neighbour)
+            w, end = (lo + reach) // 8, (hi + reach + 7) // 8
+            while w < end and fire_words[w] == 0:
+                w += 1
+            if w == end:
+                break
+            p = 8 * w
+            while fire[p] == 0:
+                p += 1
+            w = end - 1
+            while fire_words[w] == 0:
+                w -= 1
+            q = 8 * w + 7
+            while fire[q] == 0:
+                q -= 1
+            # then, all at once, each undecided cell next to them (cells from
+            # p - 2 * reach to q) takes their bits
+            start, stop = max(p - 2 * reach, 0), min(q + 1, n)
+            for j in range(stop - start):
+                i = start + j
+                bits = np.uint8(
+                    ((fire_up[i] | fire_at[i] | fire_down[i]) & left[i])
+                    | fire_up[i + 1]
+                    | fire_down[i + 1]
+                    | ((fire_up[i + 2] | fire_at[i + 2] | fire_down[i + 2]) & right[i])
+                )
+                here = kinds[i]
+                kinds[i] = bits if (here == _FREE) & (bits != 0) else here
+            earliest = min(earliest, start)
+            # the next round's numbers: those next to the cells just looked at
+            lo, hi = max(p - 3 * reach, 0), min(q + reach + 1, n)
+        if masks:
+            for i in range(n):
+                safe[b, i] = (kinds[i] & _SAFE) != 0
+                mines[b, i] = (kinds[i] & _MINE) != 0
+        else:
+            revealed[b] = any_number
+            if any_flag:  # (seldom: only players flag)
+                flags[b] = np.sum(boards[b] == FLAG)
+            # the first HIDDEN cell made safe, eight at a time from the first
+            # cell decided
+            w = (earliest + reach) // 8
+            while first[b] < 0 and w < kind_words.size:
+                if kind_words[w] & _SAFE_WORD:  # (seldom: only then cell by cell)
+                    for p in range(8 * w, 8 * w + 8):
+                        if kind[p] & _SAFE and boards[b, p - reach] == HIDDEN:
+                            first[b] = p - reach
+                            break
+                w += 1
+    return safe, mines, first, revealed, flags
 
 
 @kernel(readonly(nt.int8[:, :, ::1]), nt.int64)
@@ -256,28 +261,14 @@ def local_rules_stack(
 ) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
     """:func:`local_rules` on a ``(k, rows, cols)`` int8 stack.
 
-    Each board is copied into a padded one (no bounds to test), where each
-    number's need and count of undecided hidden neighbours are kept up to
-    date (one byte each), and each round looks only at the numbers next to
-    a cell the previous round decided (the others cannot fire).  Per cell,
-    ``mark`` holds whether this round makes it a mine or safe, or (for a
-    number) whether it is already listed for the next round.
+    Each round is two compiled passes over the board, a byte a cell: what
+    each number makes its undecided neighbours, given how many are
+    undecided and how many mines, then what each undecided cell becomes.
+    After the first round, a round looks only at the rows about the cells
+    the round before decided.
     """
-    k, rows, cols = visible.shape
-    n = rows * cols
-    safe = np.zeros(visible.shape, dtype=np.bool_)
-    mines = np.zeros(visible.shape, dtype=np.bool_)
-    need, n_free, mark, across, active, decided = _scratch(visible)
-    kind, around = _padding(rows, cols)
-    for b in range(k):
-        n_active = _frontier(visible[b].reshape(n), rows, cols, kind, need, n_free, across, active)
-        _rounds(kind, need, n_free, mark, around, active, n_active, decided, max_rounds)
-        for r in range(rows):
-            kinds, is_safe, is_mine = _inside(kind, r, cols), safe[b, r], mines[b, r]
-            for c in range(cols):
-                is_safe[c] = (kinds[c] & _SAFE) != 0
-                is_mine[c] = (kinds[c] & _MINE) != 0
-    return safe, mines
+    safe, mines, _, _, _ = _stack_rules(visible, max_rounds, True)
+    return safe.reshape(visible.shape), mines.reshape(visible.shape)
 
 
 @kernel(readonly(nt.int8[:, :, ::1]), nt.int64)
@@ -288,32 +279,9 @@ def first_safe_stack(
 
     Per board: the first HIDDEN (not flagged) cell proved safe, as a
     row-major index (-1 if none), whether any cell is revealed, and how
-    many are flagged; the rounds are :func:`local_rules_stack`'s, with no
-    masks made.
+    many are flagged.  The rounds are :func:`local_rules_stack`'s, with no
+    masks made: the first safe cell is looked for eight cells at a time,
+    from the first cell the rounds decided.
     """
-    k, rows, cols = visible.shape
-    n = rows * cols
-    first = np.full(k, -1, dtype=np.int64)
-    revealed = np.zeros(k, dtype=np.bool_)
-    flags = np.zeros(k, dtype=np.int64)
-    need, n_free, mark, across, active, decided = _scratch(visible)
-    kind, around = _padding(rows, cols)
-    for b in range(k):
-        cells = visible[b].reshape(n)
-        n_numbers = n_flags = 0
-        for i in range(n):
-            n_numbers += cells[i] >= 0
-            n_flags += cells[i] == FLAG
-        revealed[b] = n_numbers > 0
-        flags[b] = n_flags
-        n_active = _frontier(cells, rows, cols, kind, need, n_free, across, active)
-        _rounds(kind, need, n_free, mark, around, active, n_active, decided, max_rounds)
-        for r in range(rows):
-            kinds, row = _inside(kind, r, cols), visible[b, r]
-            for c in range(cols):
-                if kinds[c] & _SAFE and row[c] == HIDDEN:
-                    first[b] = r * cols + c
-                    break
-            if first[b] >= 0:
-                break
+    _, _, first, revealed, flags = _stack_rules(visible, max_rounds, False)
     return first, revealed, flags
