@@ -29,9 +29,9 @@ import numpy as np
 from numba import types as nt
 from numpy.typing import NDArray
 
-from ._jit import frozen, helper, kernel, readonly, subroutine
+from ._jit import frozen, helper, kernel, readonly
 
-__all__ = ["Frontier", "frontier", "group_by_label", "sort_by_label", "split_and_order"]
+__all__ = ["Frontier", "frontier", "sort_by_label", "split_and_order"]
 
 
 _Ints = NDArray[np.int64]
@@ -230,6 +230,17 @@ def frontier(unknown: NDArray[np.bool_], revealed: NDArray[np.bool_]) -> Frontie
 
 
 # -- kernels ------------------------------------------------------------------
+#
+# These run once per position, mostly on frontiers of a few dozen cells, so
+# what they cost is mostly fixed: allocations (each a malloc), passes over
+# the whole board, and mispredicted branches.  So each kernel takes its
+# space in one array or two, and the loops that run over every cell, or
+# every link, list with a branch-free idiom: write the entry at the end of
+# the list, then lengthen the list by the condition (0 or 1).  An entry not
+# taken is overwritten by the next write, so a list needs one slot of
+# slack.  And numba wraps negative indices, as Python does, so it tests
+# every index it cannot prove non-negative, and a loop with such tests does
+# not vectorize: the hottest loops index views of their arrays from 0.
 
 
 @helper
@@ -250,8 +261,8 @@ def sort_by_label(
     elsewhere in it): label ``k``'s entries (``labels[x]`` is entry ``x``'s,
     below ``n_labels``) go to ``dst[to + starts[starts_at + k]:to +
     starts[starts_at + k + 1]]``; the ``n_labels`` entries after those
-    ``n_labels + 1`` starts are scratch.  :func:`group_by_label` sorts with
-    it, and the endgame search sorts its states' layouts on its stacks.
+    ``n_labels + 1`` starts are scratch.  :func:`frontier_structure` sorts
+    with it, and the endgame search sorts its states' layouts on its stacks.
     """
     fill = starts_at + n_labels + 1
     for k in range(n_labels + 1):
@@ -267,19 +278,149 @@ def sort_by_label(
         starts[fill + label] += 1
 
 
-@subroutine
-def group_by_label(
-    group: NDArray[np.int64], labels: NDArray[np.int64], n_labels: int
-) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """``group``'s entries sorted by label (stably), and where each label starts.
+@helper
+def _put(src: NDArray[np.int64], start: int, m: int, dst: NDArray[np.int64], at: int) -> int:
+    """Copy ``src[start:start + m]`` to ``dst[at:at + m]``; returns ``at + m``."""
+    into, out_of = dst[at : at + m], src[start : start + m]
+    for x in range(m):  # (indices from 0: numba checks none, and the loop vectorizes)
+        into[x] = out_of[x]
+    return at + m
 
-    :func:`sort_by_label` into new arrays; ``starts`` has ``n_labels + 1``
-    entries.  :func:`frontier_structure` sorts the numbers by part with it.
+
+@helper
+def _split_scratch(n: int, n_cons: int) -> int:
+    """The scratch :func:`_split_into` needs, for ``n`` groups (it takes
+    one more array itself, of a size it finds)."""
+    return n_cons + 3 * n + 1
+
+
+@helper
+def _split_into(
+    grp_ptr: NDArray[np.int64],
+    grp_idx: NDArray[np.int64],
+    n_cons: int,
+    work: NDArray[np.int64],
+    part_of: NDArray[np.int64],
+    part_ptr: NDArray[np.int64],
+    order: NDArray[np.int64],
+) -> int:
+    """:func:`split_and_order` into the caller's arrays; returns how many parts.
+
+    For ``n`` groups, ``part_of`` (``n`` entries) receives each group's
+    part, ``part_ptr`` (``n + 1``) the bounds of the parts, and ``order``
+    (``n + 1``: one of slack) the groups in order.  ``work`` is scratch, of
+    at least :func:`_split_scratch` entries.  (:func:`frontier_structure`
+    calls it with space it has already.)
     """
-    starts = np.empty(2 * n_labels + 1, dtype=np.int64)
-    out = np.empty(group.shape[0], dtype=np.int64)
-    sort_by_label(group, 0, group.shape[0], labels, n_labels, out, 0, starts, 0)
-    return out, starts[: n_labels + 1]
+    n = grp_ptr.shape[0] - 1
+    n_links = grp_ptr[n]
+    count = work[:n_cons]
+    rank = work[n_cons : n_cons + n]  # (degree, id) as one number
+    stamp = work[n_cons + n : n_cons + 2 * n]
+    adj_ptr = work[n_cons + 2 * n : n_cons + 3 * n + 1]
+    # each constraint's groups, in rows as long as the most any has (on a
+    # frontier, at most eight: a number's hidden neighbours)
+    for c in range(n_cons):
+        count[c] = 0
+    for p in range(n_links):
+        count[grp_idx[p]] += 1
+    most = 1
+    for c in range(n_cons):
+        most = max(most, count[c])
+    seen = 0
+    for p in range(n_links):
+        seen += count[grp_idx[p]]
+    lists = np.empty(most * n_cons + seen + most, dtype=np.int64)
+    on_con = lists[: most * n_cons]  # constraint c's groups: on_con[most * c:][:count[c]]
+    near = lists[most * n_cons :]
+    for c in range(n_cons):
+        count[c] = 0
+    for g in range(n):
+        for p in range(grp_ptr[g], grp_ptr[g + 1]):
+            c = grp_idx[p]
+            on_con[most * c + count[c]] = g
+            count[c] += 1
+    # Each group's neighbours: the groups on its constraints, itself and
+    # repeats included, one list after another (a whole row copied for each
+    # constraint, a fixed count, so the copy is branch-free; those past the
+    # constraint's count are overwritten by the next, or are slack), ...
+    v = 0
+    for g in range(n):
+        adj_ptr[g] = v
+        for p in range(grp_ptr[g], grp_ptr[g + 1]):
+            c = grp_idx[p]
+            _put(on_con, most * c, most, near, v)
+            v += count[c]
+    adj_ptr[n] = v
+    # ... then without them, in place (each write is at or before the read):
+    # the distinct neighbours, and the degree
+    for g in range(n):
+        stamp[g] = -1
+    k = 0
+    for g in range(n):
+        stamp[g] = g
+        a, b = adj_ptr[g], adj_ptr[g + 1]
+        adj_ptr[g] = k
+        into, out_of = near[k:b], near[a:b]
+        d = 0
+        for q in range(b - a):
+            h = out_of[q]
+            into[d] = h
+            d += stamp[h] != g
+            stamp[h] = g
+        k += d
+        rank[g] = d * n + g
+    adj_ptr[n] = k
+    # part_of: -1 for a group not reached yet, -2 for one in the part being
+    # ordered and not yet in its order, then its part
+    for g in range(n):
+        part_of[g] = -1
+    part_ptr[0] = 0
+    n_parts = 0
+    done = 0
+    for s in range(n):
+        if part_of[s] != -1:
+            continue
+        # the part of s (listed where its order will go), and its start:
+        # least (degree, id)
+        order[done] = s
+        part_of[s] = -2
+        size = 1
+        i = 0
+        least = rank[s]
+        while i < size:
+            g = order[done + i]
+            least = min(least, rank[g])
+            for h in near[adj_ptr[g] : adj_ptr[g + 1]]:
+                order[done + size] = h
+                size += part_of[h] == -1
+                part_of[h] = -2
+            i += 1
+        # breadth first from start; each group's new neighbours by (degree, id)
+        start = least % n
+        order[done] = start
+        part_of[start] = n_parts
+        tail = done + 1
+        head = done
+        while head < tail:
+            g = order[head]
+            first_new = tail
+            for h in near[adj_ptr[g] : adj_ptr[g + 1]]:
+                order[tail] = h
+                tail += part_of[h] == -2
+                part_of[h] = n_parts
+            for x in range(first_new + 1, tail):  # (an insertion sort)
+                h = order[x]
+                y = x
+                while y > first_new and rank[order[y - 1]] > rank[h]:
+                    order[y] = order[y - 1]
+                    y -= 1
+                order[y] = h
+            head += 1
+        done = tail
+        n_parts += 1
+        part_ptr[n_parts] = done
+    return n_parts
 
 
 @kernel(readonly(nt.int64[::1]), readonly(nt.int64[::1]), nt.int64)
@@ -298,101 +439,22 @@ def split_and_order(
     narrow.
     """
     n = grp_ptr.shape[0] - 1
-    n_links = grp_ptr[n]
-    con_ptr = np.zeros(n_cons + 1, dtype=np.int64)
-    for p in range(n_links):
-        con_ptr[grp_idx[p] + 1] += 1
-    for c in range(n_cons):
-        con_ptr[c + 1] += con_ptr[c]
-    con_grp = np.zeros(n_links, dtype=np.int64)
-    fill = con_ptr[:n_cons].copy()
-    for g in range(n):
-        for p in range(grp_ptr[g], grp_ptr[g + 1]):
-            c = grp_idx[p]
-            con_grp[fill[c]] = g
-            fill[c] += 1
-    # adjacency lists (distinct neighbours), CSR
-    stamp = np.full(n, -1, dtype=np.int64)
-    degree = np.zeros(n, dtype=np.int64)
-    for g in range(n):
-        stamp[g] = g
-        for p in range(grp_ptr[g], grp_ptr[g + 1]):
-            c = grp_idx[p]
-            for q in range(con_ptr[c], con_ptr[c + 1]):
-                h = con_grp[q]
-                if stamp[h] != g:
-                    stamp[h] = g
-                    degree[g] += 1
-    adj_ptr = np.zeros(n + 1, dtype=np.int64)
-    for g in range(n):
-        adj_ptr[g + 1] = adj_ptr[g] + degree[g]
-    adj = np.zeros(adj_ptr[n], dtype=np.int64)
-    stamp[:] = -1
-    for g in range(n):
-        stamp[g] = g
-        k = adj_ptr[g]
-        for p in range(grp_ptr[g], grp_ptr[g + 1]):
-            c = grp_idx[p]
-            for q in range(con_ptr[c], con_ptr[c + 1]):
-                h = con_grp[q]
-                if stamp[h] != g:
-                    stamp[h] = g
-                    adj[k] = h
-                    k += 1
-    part_of = np.full(n, -1, dtype=np.int64)
-    seen = np.zeros(n, dtype=np.bool_)
-    order = np.zeros(n, dtype=np.int64)
-    part_ptr = np.zeros(n + 1, dtype=np.int64)
-    members = np.zeros(n, dtype=np.int64)
-    n_parts = 0
-    done = 0
-    for s in range(n):
-        if part_of[s] >= 0:
-            continue
-        # the component of s, and its start: least (degree, id)
-        members[0] = s
-        part_of[s] = n_parts
-        size = 1
-        i = 0
-        start = s
-        while i < size:
-            g = members[i]
-            if degree[g] < degree[start] or (degree[g] == degree[start] and g < start):
-                start = g
-            for q in range(adj_ptr[g], adj_ptr[g + 1]):
-                h = adj[q]
-                if part_of[h] < 0:
-                    part_of[h] = n_parts
-                    members[size] = h
-                    size += 1
-            i += 1
-        # breadth first from start; each node's new neighbours by (degree, id)
-        order[done] = start
-        seen[start] = True
-        tail = done + 1
-        head = done
-        while head < tail:
-            g = order[head]
-            first_new = tail
-            for q in range(adj_ptr[g], adj_ptr[g + 1]):
-                h = adj[q]
-                if not seen[h]:
-                    seen[h] = True
-                    # insertion sort into order[first_new:tail + 1]
-                    j = tail
-                    while j > first_new and (
-                        degree[order[j - 1]] > degree[h]
-                        or (degree[order[j - 1]] == degree[h] and order[j - 1] > h)
-                    ):
-                        order[j] = order[j - 1]
-                        j -= 1
-                    order[j] = h
-                    tail += 1
-            head += 1
-        done = tail
-        n_parts += 1
-        part_ptr[n_parts] = done
-    return part_ptr[: n_parts + 1], order
+    work = np.empty(_split_scratch(n, n_cons) + n, dtype=np.int64)
+    part_ptr = np.empty(n + 1, dtype=np.int64)
+    order = np.empty(n + 1, dtype=np.int64)
+    n_parts = _split_into(grp_ptr, grp_idx, n_cons, work[n:], work[:n], part_ptr, order)
+    return part_ptr[: n_parts + 1], order[:n]
+
+
+@helper
+def _compare_rows(rows: NDArray[np.int64], a: int, b: int) -> int:
+    """-1, 0 or 1 as row ``a`` of ``rows`` (8 entries each, row after row)
+    comes before, equals or comes after row ``b``, lexicographically."""
+    for y in range(8):
+        u, v = rows[8 * a + y], rows[8 * b + y]
+        if u != v:
+            return -1 if u < v else 1
+    return 0
 
 
 @kernel(readonly(nt.bool_[:, ::1]), readonly(nt.bool_[:, ::1]))
@@ -417,165 +479,208 @@ def frontier_structure(
     how many cells are ``unknown``.
     """
     rows, cols = unknown.shape
-    n = rows * cols
-    free = np.zeros((rows, cols), dtype=np.int8)
+    # The board with a border of empty cells: cell (r, c) at (r + 1) * wide
+    # + c + 1 holds unknown + 16 * revealed, so a sum over a cell's
+    # neighbours counts both its hidden and its revealed ones (at most 8
+    # each: 4 bits each), and every cell has eight neighbours.
+    wide = cols + 2
+    size = (rows + 2) * wide
+    cells = np.empty(2 * size, dtype=np.uint8)
+    board = cells[:size]
+    around = cells[size:]  # each cell's neighbours, summed the same way
+    for p in range(wide):
+        board[p] = 0
+        board[size - wide + p] = 0
     for r in range(rows):
+        at = (r + 1) * wide
+        board[at] = 0
+        board[at + cols + 1] = 0
         for c in range(cols):
-            if unknown[r, c]:
-                for rr in range(max(r - 1, 0), min(r + 2, rows)):
-                    for cc in range(max(c - 1, 0), min(c + 2, cols)):
-                        if rr != r or cc != c:
-                            free[rr, cc] += 1
+            board[at + c + 1] = unknown[r, c] + 16 * revealed[r, c]
+    # (over views shifted so that no index is below the loop's: numba then
+    # drops its checks for negative indices, and these loops vectorize)
+    above, level, below = board[0:], board[wide:], board[2 * wide :]
+    out = around[wide + 1 :]
+    span = size - 2 * wide - 2  # from cell (0, 0) to cell (rows - 1, cols - 1)
+    for i in range(span):
+        out[i] = (
+            above[i] + above[i + 1] + above[i + 2] + level[i] + level[i + 2]
+            + below[i] + below[i + 1] + below[i + 2]
+        )  # fmt: skip
+    # A number with a hidden neighbour is a constraint.  A hidden cell is on
+    # the frontier when it is next to one: when it has a revealed neighbour
+    # (a number next to a hidden cell is a constraint), or is one itself (a
+    # cell given as both).  The border is neither.
     n_cons = 0
-    for r in range(rows):
-        for c in range(cols):
-            if revealed[r, c] and free[r, c] > 0:
-                n_cons += 1
-    con_flat = np.zeros(n_cons, dtype=np.int64)
-    j = 0
-    for r in range(rows):
-        for c in range(cols):
-            if revealed[r, c] and free[r, c] > 0:
-                con_flat[j] = r * cols + c
-                j += 1
-    # frontier cells: unknown cells next to a constraint, in flat order
-    near = np.zeros(n, dtype=np.bool_)
-    for j in range(n_cons):
-        r, c = con_flat[j] // cols, con_flat[j] % cols
-        for rr in range(max(r - 1, 0), min(r + 2, rows)):
-            for cc in range(max(c - 1, 0), min(c + 2, cols)):
-                if unknown[rr, cc]:
-                    near[rr * cols + cc] = True
     n_front = 0
-    for f in range(n):
-        if near[f]:
-            n_front += 1
-    front_flat = np.zeros(n_front, dtype=np.int64)
+    hidden = 0
+    for i in range(span):
+        x, s = level[i + 1], out[i]
+        is_con = (x >= 16) & ((s & 15) > 0)
+        is_hidden = (x & 1) > 0
+        n_cons += is_con
+        n_front += is_hidden & (is_con | (s >= 16))
+        hidden += is_hidden
+    # The rest lives in one scratch array: the constraints' ids on the
+    # padded board, then arrays in proportion to the frontier (n_groups <=
+    # n_front, n_links <= 8 n_groups, n_parts <= n_groups).
+    m = n_front
+    n_labels = max(n_cons + 1, 9, m)  # (the most labels a counting sort below has)
+    work = np.empty(
+        size + 3 * n_cons + 29 * m + 7 + 2 * n_labels + _split_scratch(m, n_cons),
+        dtype=np.int64,
+    )
+    con_id = work[:size]  # -1 off the constraints
+    at = size
+    con_flat = work[at : at + n_cons + 1]  # (each list here has one slot of slack)
+    at += n_cons + 1
+    front_flat = work[at : at + m + 1]
+    at += m + 1
+    front_at = work[at : at + m + 1]  # each frontier cell's place on the padded board
+    at += m + 1
+    sig = work[at : at + 8 * m]  # frontier cell k's signature is sig[8k:8k + 8]
+    at += 8 * m
+    count = work[at : at + m]  # its constraints
+    at += m
+    first = work[at : at + m]  # its first constraint, plus one (0 if none)
+    at += m
+    by_first = work[at : at + m]
+    at += m
+    by_sig = work[at : at + m]
+    at += m
+    group_of = work[at : at + m]
+    at += m
+    sizes = work[at : at + m]
+    at += m
+    rep = work[at : at + m]  # a cell of each group
+    at += m
+    ptr = work[at : at + m + 1]
+    at += m + 1
+    idx = work[at : at + 8 * m]
+    at += 8 * m
+    part_of = work[at : at + m]
+    at += m
+    part_ptr = work[at : at + m + 1]
+    at += m + 1
+    order = work[at : at + m + 1]
+    at += m + 1
+    con_part = work[at : at + n_cons]
+    at += n_cons
+    con_ids = work[at : at + n_cons]
+    at += n_cons
+    starts = work[at : at + 2 * n_labels + 1]
+    at += 2 * n_labels + 1
+    split_work = work[at:]
+    # Each cell's hidden neighbours, the constraints' ids (-1 elsewhere, on
+    # the border too), and the lists of the constraints and of the frontier
+    # cells.
+    free = np.empty((rows, cols), dtype=np.int8)
+    for p in range(wide):
+        con_id[p] = -1
+        con_id[size - wide + p] = -1
     j = 0
-    for f in range(n):
-        if near[f]:
-            front_flat[j] = f
-            j += 1
-    # signatures: the ids of each frontier cell's constraints, sorted, padded
-    con_id = np.empty(n, dtype=np.int64)  # (read at constraints only)
-    for j in range(n_cons):
-        con_id[con_flat[j]] = j
-    sig = np.full((n_front, 8), -1, dtype=np.int64)
-    for j in range(n_front):
-        r, c = front_flat[j] // cols, front_flat[j] % cols
-        k = 0
-        for rr in range(max(r - 1, 0), min(r + 2, rows)):
-            for cc in range(max(c - 1, 0), min(c + 2, cols)):
-                if (rr != r or cc != c) and revealed[rr, cc]:
-                    k += 1
-        # after the -1 padding; in row-major order, which is the ids' order
-        # (each a number next to a hidden cell, and con_flat increases)
-        x = 8 - k
-        for rr in range(max(r - 1, 0), min(r + 2, rows)):
-            for cc in range(max(c - 1, 0), min(c + 2, cols)):
-                if (rr != r or cc != c) and revealed[rr, cc]:
-                    sig[j, x] = con_id[rr * cols + cc]
-                    x += 1
-    # groups: distinct signatures in lexicographic order (stable sorts on
-    # packed keys, least significant first)
-    bits = 1
-    while (1 << bits) <= n_cons:
-        bits += 1
-    per = 63 // bits
-    by_sig = np.arange(n_front)
-    start = 8
-    while start > 0:
-        lo = max(start - per, 0)
-        key = np.zeros(n_front, dtype=np.int64)
-        for j in range(n_front):
-            v = 0
-            for x in range(lo, start):
-                v = (v << bits) | (sig[j, x] + 1)
-            key[j] = v
-        by_sig = by_sig[np.argsort(key[by_sig], kind="mergesort")]
-        start = lo
-    group_of = np.zeros(n_front, dtype=np.int64)
+    k = 0
+    for r in range(rows):
+        at = (r + 1) * wide
+        con_id[at] = -1
+        con_id[at + cols + 1] = -1
+        xs, sums, ids = board[at + 1 : at + wide], around[at + 1 : at + wide], con_id[at + 1 :]
+        for c in range(cols):
+            x, s = xs[c], sums[c]
+            free[r, c] = s & 15
+            is_con = (x >= 16) & ((s & 15) > 0)
+            ids[c] = j if is_con else -1
+            con_flat[j] = r * cols + c
+            j += is_con
+            front_flat[k] = r * cols + c
+            front_at[k] = at + 1 + c
+            k += ((x & 1) > 0) & (is_con | (s >= 16))
+    # Each frontier cell's signature: the ids of its neighbours that are
+    # constraints, in row-major order (which is the ids' order), after the
+    # -1 padding.  So from the last neighbour back, a list growing leftwards
+    # over the padding: a neighbour not taken is a -1 too.  (Only eight
+    # neighbours move its start, so each write lands in the row.)
+    for k in range(m):
+        p = front_at[k]
+        for y in range(8):
+            sig[8 * k + y] = -1
+        x = 8
+        for step in (wide + 1, wide, wide - 1, 1, -1, 1 - wide, -wide, -1 - wide):
+            j = con_id[p + step]
+            sig[8 * k + x - 1] = j
+            x -= j >= 0
+        count[k] = 8 - x
+        first[k] = sig[8 * k + min(x, 7)] + 1  # (0 if there is none)
+    # Groups: the distinct signatures, in lexicographic order.  Padding
+    # puts a signature with fewer constraints first, so the order is by
+    # count, then first constraint, then the rest: counting sorts by the
+    # first and then (stably) by the count leave runs of cells that share
+    # both, which are neighbours of one number, eight at most (or have no
+    # constraint, and equal signatures: cells given as both), so an
+    # insertion sort finishes in linear time.
+    for k in range(m):
+        by_sig[k] = k
+    sort_by_label(by_sig, 0, m, first, n_cons + 1, by_first, 0, starts, 0)
+    for x in range(m):
+        first[x] = count[by_first[x]]  # (first is spent: the labels by count)
+    sort_by_label(by_first, 0, m, first, 9, by_sig, 0, starts, 0)
+    for x in range(1, m):
+        k = by_sig[x]
+        y = x
+        while y > 0 and _compare_rows(sig, by_sig[y - 1], k) > 0:
+            by_sig[y] = by_sig[y - 1]
+            y -= 1
+        by_sig[y] = k
     n_groups = 0
-    for x in range(n_front):
-        j = by_sig[x]
-        if x > 0:
-            p = by_sig[x - 1]
-            for y in range(8):
-                if sig[j, y] != sig[p, y]:
-                    n_groups += 1
-                    break
-        else:
-            n_groups = 1
-        group_of[j] = n_groups - 1
-    sigs = np.full((n_groups, 8), -1, dtype=np.int64)
-    sizes = np.zeros(n_groups, dtype=np.int64)
-    for j in range(n_front):
-        g = group_of[j]
-        sizes[g] += 1
-        sigs[g] = sig[j]
-    ptr = np.zeros(n_groups + 1, dtype=np.int64)
+    for x in range(m):
+        k = by_sig[x]
+        if x == 0 or _compare_rows(sig, by_sig[x - 1], k) != 0:
+            rep[n_groups] = k
+            sizes[n_groups] = 0
+            n_groups += 1
+        sizes[n_groups - 1] += 1
+        group_of[k] = n_groups - 1
+    # the groups' constraints as CSR, then the parts
+    ptr[0] = 0
     for g in range(n_groups):
-        k = 0
-        for y in range(8):
-            if sigs[g, y] >= 0:
-                k += 1
-        ptr[g + 1] = ptr[g] + k
-    idx = np.zeros(ptr[n_groups], dtype=np.int64)
+        k = rep[g]
+        ptr[g + 1] = _put(sig, 8 * k + 8 - count[k], count[k], idx, ptr[g])
+    n_links = int(ptr[n_groups])
+    n_parts = _split_into(
+        ptr[: n_groups + 1], idx[:n_links], n_cons, split_work, part_of, part_ptr, order
+    )
+    # Pack.  The shape-key rows go by part, then id: a counting sort over
+    # increasing ids, filling each part's rows from its start (starts is
+    # free again).  Each constraint lies in exactly one part; the numbers
+    # go by part, then id, with the bounds of the parts as cuts.
+    packed = np.empty(
+        2 * n_cons + 2 * m + 20 * n_groups + n_links + 2 * n_parts + 3, dtype=np.int64
+    )
+    at = _put(con_flat, 0, n_cons, packed, 0)
+    at = _put(front_flat, 0, m, packed, at)
+    at = _put(group_of, 0, m, packed, at)
+    at = _put(sizes, 0, n_groups, packed, at)
     for g in range(n_groups):
-        k = ptr[g]
-        for y in range(8):
-            if sigs[g, y] >= 0:
-                idx[k] = sigs[g, y]
-                k += 1
-    part_ptr, order = split_and_order(ptr, idx, n_cons)
-    n_parts = part_ptr.shape[0] - 1
-    part_of = np.zeros(n_groups, dtype=np.int64)
+        at = _put(sig, 8 * rep[g], 8, packed, at)
+    at = _put(ptr, 0, n_groups + 1, packed, at)
+    at = _put(idx, 0, n_links, packed, at)
+    at = _put(part_ptr, 0, n_parts + 1, packed, at)
+    at = _put(order, 0, n_groups, packed, at)
     for i in range(n_parts):
-        for x in range(part_ptr[i], part_ptr[i + 1]):
-            part_of[order[x]] = i
-    # groups by part, then id (a counting sort over increasing ids)
-    fill = part_ptr[:-1].copy()
-    canon = np.zeros(n_groups, dtype=np.int64)
+        starts[i] = part_ptr[i]
     for g in range(n_groups):
-        canon[fill[part_of[g]]] = g
-        fill[part_of[g]] += 1
-    key_rows = np.full((n_groups, 9), -1, dtype=np.int64)
-    for x in range(n_groups):
-        g = canon[x]
+        row = at + 9 * starts[part_of[g]]
+        starts[part_of[g]] += 1
+        k = rep[g]
         for y in range(8):
-            if sigs[g, y] >= 0:
-                key_rows[x, y] = con_flat[sigs[g, y]]
-        key_rows[x, 8] = sizes[g]
-    # each constraint lies in exactly one part: by part, then id
-    con_part = np.zeros(n_cons, dtype=np.int64)
-    for g in range(n_groups):
+            c = sig[8 * k + y]
+            packed[row + y] = con_flat[c] if c >= 0 else -1
+        packed[row + 8] = sizes[g]
         for p in range(ptr[g], ptr[g + 1]):
             con_part[idx[p]] = part_of[g]
-    numbers, cuts = group_by_label(np.arange(n_cons), con_part, n_parts)
-    sections = (
-        con_flat,
-        front_flat,
-        group_of,
-        sizes,
-        sigs.ravel(),
-        ptr,
-        idx,
-        part_ptr,
-        order,
-        key_rows.ravel(),
-        numbers,
-        cuts,
-    )
-    length = 0
-    for section in sections:
-        length += section.shape[0]
-    packed = np.empty(length, dtype=np.int64)
-    at = 0
-    for section in sections:
-        packed[at : at + section.shape[0]] = section
-        at += section.shape[0]
-    hidden = 0
-    for r in range(rows):
-        for c in range(cols):
-            hidden += unknown[r, c]
-    return free, packed, n_cons, n_front, n_groups, int(ptr[n_groups]), n_parts, hidden
+    at += 9 * n_groups
+    for c in range(n_cons):
+        con_ids[c] = c
+    sort_by_label(con_ids, 0, n_cons, con_part, n_parts, packed, at, starts, 0)
+    _put(starts, 0, n_parts + 1, packed, at + n_cons)
+    return free, packed, n_cons, n_front, n_groups, n_links, n_parts, hidden
