@@ -574,17 +574,23 @@ def test_first_safe_is_the_first_hidden_cell_of_the_safe_mask() -> None:
 
 
 def test_local_rules_look_near_the_last_rounds_cells_on_boards_of_any_size() -> None:
-    # After the first round the rounds look only at the rows about the cells
-    # the round before decided, so check boards taller and wider than the
-    # random batches: chains settled a row a round (bottom up, down a tall
-    # board, alone or beside random positions), and mid-game positions,
-    # round for round and with the first safe cell from the masks.
+    # After the first round the rounds look only at the numbers next to the
+    # cells the round before decided: at the rows between the first and last
+    # of them, or (when they lie far apart) at a list of them.  So check
+    # boards taller and wider than the random batches: chains settled a row
+    # a round (bottom up, down a tall board, alone or beside random
+    # positions), chains along the top and bottom of a tall board (the
+    # list), and mid-game positions, round for round and with the first
+    # safe cell from the masks.
     rng = np.random.default_rng(8)
     stacks = []
     for i in range(12):
         column = np.ascontiguousarray(chain(rng, 40 + i).T)  # (40 + i, 2)
         beside = random_stack(rng)[0][:1].repeat(len(column), axis=0)  # (rows of one board)
         stacks += [column[None], np.concatenate([beside, column], axis=1)[None]]
+        apart = np.full((70 + i, 40 + i), H, dtype=np.int8)
+        apart[:2], apart[-2:] = chain(rng, 40 + i), chain(rng, 40 + i)[::-1]
+        stacks.append(apart[None])
         stacks.append(
             mid_game(rng, int(rng.integers(17, 60)), int(rng.integers(31, 90)), 150, 6)[None]
         )

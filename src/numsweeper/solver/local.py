@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import types as nt
 from numpy.typing import NDArray
@@ -49,12 +51,16 @@ def local_rules(
     rounds proved: a number whose hidden neighbours not yet decided equal
     its need makes them mines, a number whose need is met makes them safe.
     Rounds repeat until one proves nothing new, or ``max_rounds`` of them
-    have run.  A round is two compiled passes, a byte a cell and many
-    cells an instruction: what each number makes its undecided neighbours,
-    then what each undecided cell becomes.  After the first round, the
-    passes cover only the rows about the cells the round before decided
-    (no other number can fire).  The memory is four bytes per cell of one
-    board, besides the two masks returned.
+    have run.  The first round is two compiled passes over the board, a
+    byte a cell and many cells an instruction: what each number makes its
+    undecided neighbours, then what each undecided cell becomes.  Only the
+    numbers next to a cell the round before decided can fire in a later
+    round: it makes the same two passes over the cells between the first
+    and last of them while those lie close together, else it takes a list
+    of them.  So the work is a few compiled passes over each board plus
+    work in proportion to the cells decided, and the memory four bytes per
+    cell of one board and eight per hidden cell, besides the two masks
+    returned.
 
     Examples
     --------
@@ -99,11 +105,13 @@ def _first_safe(
 # cells and the padding.  Summed over a cell's eight neighbours, ``kind &
 # _COUNTED`` holds how many are undecided in its low four bits and how many
 # are mines in its high four (neither more than 8).
-# ``fire``: what a round makes a number's undecided neighbours (_MINE if they
-# are all mines, _SAFE if its mines are all known), or 0.
-# A number's need is its byte on the board read as np.uint8, which is 128 or
-# more for a hidden cell: no count reaches it, so the rules need not ask
-# what a cell is.
+# ``fire``: what a dense round makes a number's undecided neighbours (_MINE
+# if they are all mines, _SAFE if its mines are all known), or 0; a listed
+# round marks there what each undecided cell becomes.  It is all 0 between
+# rounds.
+# A number is its byte on the board read as np.uint8, which is 128 or more
+# for a hidden cell: no count reaches it, so the rules need not ask what a
+# cell is.
 #
 # All are np.uint8, and the rounds cast each sum back to it: numba computes
 # integers in int64, and the casts let LLVM work on bytes, tens of cells a
@@ -112,7 +120,29 @@ def _first_safe(
 _FREE, _MINE, _SAFE = np.uint8(1), np.uint8(16), np.uint8(32)
 _COUNTED = _FREE | _MINE
 _LOW, _ALL = np.uint8(15), np.uint8(255)
+_QUEUED = np.uint8(64)  # (a number listed for a later round)
+_NEW = np.uint8(128)  # (a cell decided in this round)
 _SAFE_WORD = np.uint64(0x0101010101010101 * int(_SAFE))  # _SAFE in each byte
+_NEW_WORD = np.uint64(0x0101010101010101 * int(_NEW))
+#: A later round looks at every cell between the first and last of the
+#: numbers next to the cells the round before decided while they span at
+#: most this many cells per cell decided, else at a list of those numbers.
+_DENSE_SPAN = 64
+
+
+@helper
+def _fired(counts: int | np.integer[Any], number: np.uint8) -> np.uint8:
+    """What a number makes its undecided neighbours: the rule itself.
+
+    ``counts`` is the sum of its neighbours' ``kind & _COUNTED``; all
+    mines if its undecided neighbours are all it still needs, all safe if
+    it needs none (both if the numbers are inconsistent), else 0.
+    """
+    n_free, n_mines = np.uint8(counts & _LOW), np.uint8(counts >> 4)
+    some = n_free != 0
+    to_mine = some & (number == np.uint8(n_mines + n_free))
+    to_safe = some & (number == n_mines)
+    return np.uint8((_MINE if to_mine else 0) | (_SAFE if to_safe else 0))
 
 
 @helper
@@ -158,6 +188,16 @@ def _stack_rules(
     flags = np.zeros(k - mask_rows, dtype=np.int64)
     boards = visible.reshape(k, n)
     kind, fire, left, right = _scratch(rows, cols)
+    # room for the cells the later rounds decide (each once) and the
+    # numbers next to them: in proportion to the hidden cells
+    hidden = 0
+    for b in range(k):
+        here = 0
+        for i in range(n):
+            here += boards[b, i] < 0
+        hidden = max(hidden, here)
+    decided = np.empty(hidden, dtype=np.int64)
+    active = np.empty(min(n, 8 * hidden), dtype=np.int64)
     kind_words, fire_words = kind.view(np.uint64), fire.view(np.uint64)
     # Cell i is at p = i + reach in ``kind`` and ``fire`` (``kinds[i]`` and
     # ``fires[i]``), and its neighbours are cells i, i + 1 and i + 2 of the
@@ -176,64 +216,124 @@ def _stack_rules(
             kinds[i] = _FREE if x < 0 else 0
             any_number |= x >= 0
             any_flag |= x == FLAG
-        # The numbers a round looks at, lo to hi: all in the first round,
-        # then those near a cell the round before decided, as no other can
-        # fire (one that fired has no undecided neighbour left).  ``fire``
-        # is zero but from lo to hi after a round's first pass (the first
-        # round's covers the board).
-        lo, hi = 0, n
         earliest = n  # no cell decided comes before
+        # Each round looks at the numbers from lo to hi, all of them in the
+        # first round.  After it, only the numbers next to a cell the round
+        # before decided can fire (one that fired has no undecided
+        # neighbour left): a round looks at the rows about those cells if
+        # they are close together ("dense"), else at a list of them, so
+        # that its cost follows the cells decided, not the board.
+        lo, hi = 0, n
+        dense = True
+        n_decided = 0
         for _ in range(max_rounds):
-            # what each number makes its undecided neighbours
-            for j in range(hi - lo):
-                i = lo + j
-                counts = np.uint8(
-                    (((up[i] & _COUNTED) + (at[i] & _COUNTED) + (down[i] & _COUNTED)) & left[i])
-                    + (up[i + 1] & _COUNTED)
-                    + (down[i + 1] & _COUNTED)
-                    + (
-                        ((up[i + 2] & _COUNTED) + (at[i + 2] & _COUNTED) + (down[i + 2] & _COUNTED))
-                        & right[i]
+            if dense:
+                # what each number makes its undecided neighbours
+                for j in range(hi - lo):
+                    i = lo + j
+                    counts = np.uint8(
+                        (((up[i] & _COUNTED) + (at[i] & _COUNTED) + (down[i] & _COUNTED)) & left[i])
+                        + (up[i + 1] & _COUNTED)
+                        + (down[i + 1] & _COUNTED)
+                        + (
+                            (
+                                (up[i + 2] & _COUNTED)
+                                + (at[i + 2] & _COUNTED)
+                                + (down[i + 2] & _COUNTED)
+                            )
+                            & right[i]
+                        )
                     )
-                )
-                n_free, n_mines = np.uint8(counts & _LOW), np.uint8(counts >> 4)
-                need, some = np.uint8(boards[b, i]), n_free != 0
-                to_mine = some & (need == np.uint8(n_mines + n_free))
-                to_safe = some & (need == n_mines)
-                fires[i] = np.uint8((_MINE if to_mine else 0) | (_SAFE if to_safe else 0))
-            # the first and last numbers that fire, at p and q in ``fire``
-            # (cells p - reach and q - reach), eight at a time: none is the
-            # fixed point (a number that fires has an undecided neighbour)
-            w, end = (lo + reach) // 8, (hi + reach + 7) // 8
-            while w < end and fire_words[w] == 0:
-                w += 1
-            if w == end:
-                break
-            p = 8 * w
-            while fire[p] == 0:
-                p += 1
-            w = end - 1
-            while fire_words[w] == 0:
-                w -= 1
-            q = 8 * w + 7
-            while fire[q] == 0:
-                q -= 1
-            # then, all at once, each undecided cell next to them (cells from
-            # p - 2 * reach to q) takes their bits
-            start, stop = max(p - 2 * reach, 0), min(q + 1, n)
-            for j in range(stop - start):
-                i = start + j
-                bits = np.uint8(
-                    ((fire_up[i] | fire_at[i] | fire_down[i]) & left[i])
-                    | fire_up[i + 1]
-                    | fire_down[i + 1]
-                    | ((fire_up[i + 2] | fire_at[i + 2] | fire_down[i + 2]) & right[i])
-                )
-                here = kinds[i]
-                kinds[i] = bits if (here == _FREE) & (bits != 0) else here
-            earliest = min(earliest, start)
-            # the next round's numbers: those next to the cells just looked at
-            lo, hi = max(p - 3 * reach, 0), min(q + reach + 1, n)
+                    fires[i] = _fired(counts, np.uint8(boards[b, i]))
+                # the first and last numbers that fire, at p and q in
+                # ``fire`` (cells p - reach and q - reach), eight at a time;
+                # if none fires, the board is at its fixed point
+                w, end = (lo + reach) // 8, (hi + reach + 7) // 8
+                while w < end and fire_words[w] == 0:
+                    w += 1
+                if w == end:
+                    break
+                p = 8 * w
+                while fire[p] == 0:
+                    p += 1
+                w = end - 1
+                while fire_words[w] == 0:
+                    w -= 1
+                q = 8 * w + 7
+                while fire[q] == 0:
+                    q -= 1
+                # then, all at once, each undecided cell next to them (cells
+                # from p - 2 * reach to q) takes their bits, marked _NEW
+                start, stop = max(p - 2 * reach, 0), min(q + 1, n)
+                for j in range(stop - start):
+                    i = start + j
+                    bits = np.uint8(
+                        ((fire_up[i] | fire_at[i] | fire_down[i]) & left[i])
+                        | fire_up[i + 1]
+                        | fire_down[i + 1]
+                        | ((fire_up[i + 2] | fire_at[i + 2] | fire_down[i + 2]) & right[i])
+                    )
+                    here = kinds[i]
+                    kinds[i] = np.uint8(bits | _NEW) if (here == _FREE) & (bits != 0) else here
+                # the cells it decided, eight at a time, unmarked; ``fire``
+                # is cleared behind (all of it is zero between rounds)
+                n_decided = 0
+                for w in range((start + reach) // 8, (stop + reach + 7) // 8):
+                    fire_words[w] = 0
+                    if kind_words[w] & _NEW_WORD:
+                        for x in range(8 * w, 8 * w + 8):
+                            if kind[x] & _NEW:
+                                kind[x] ^= _NEW
+                                decided[n_decided] = x - reach
+                                n_decided += 1
+            else:
+                # the numbers next to the cells the round before decided
+                n_active = 0
+                for d in range(n_decided):
+                    j = decided[d]
+                    r, c = j // cols, j % cols
+                    for rr in range(max(r - 1, 0), min(r + 2, rows)):
+                        for cc in range(max(c - 1, 0), min(c + 2, cols)):
+                            i = rr * cols + cc
+                            if boards[b, i] >= 0 and not kinds[i] & _QUEUED:
+                                kinds[i] |= _QUEUED
+                                active[n_active] = i
+                                n_active += 1
+                # what each makes its undecided neighbours, marked in
+                # ``fire``, then applied all at once
+                n_decided = 0
+                for a in range(n_active):
+                    i = active[a]
+                    kinds[i] = 0  # (a number's kind is 0 but for the mark)
+                    around = 0
+                    r, c = i // cols, i % cols
+                    for rr in range(max(r - 1, 0), min(r + 2, rows)):
+                        for cc in range(max(c - 1, 0), min(c + 2, cols)):
+                            around += kinds[rr * cols + cc] & _COUNTED
+                    bits = _fired(around, np.uint8(boards[b, i]))
+                    if not bits:
+                        continue
+                    for rr in range(max(r - 1, 0), min(r + 2, rows)):
+                        for cc in range(max(c - 1, 0), min(c + 2, cols)):
+                            x = rr * cols + cc
+                            if kinds[x] == _FREE:
+                                if not fires[x]:
+                                    decided[n_decided] = x
+                                    n_decided += 1
+                                fires[x] |= bits
+                if n_decided == 0:
+                    break
+                for d in range(n_decided):
+                    x = decided[d]
+                    kinds[x] = fires[x]
+                    fires[x] = 0
+            # the next round: the numbers next to the cells just decided
+            d_lo, d_hi = n, -1
+            for d in range(n_decided):
+                d_lo, d_hi = min(d_lo, decided[d]), max(d_hi, decided[d])
+            earliest = min(earliest, d_lo)
+            lo, hi = max(d_lo - reach, 0), min(d_hi + reach + 1, n)
+            dense = hi - lo <= _DENSE_SPAN * n_decided
         if masks:
             for i in range(n):
                 safe[b, i] = (kinds[i] & _SAFE) != 0
@@ -264,8 +364,8 @@ def local_rules_stack(
     Each round is two compiled passes over the board, a byte a cell: what
     each number makes its undecided neighbours, given how many are
     undecided and how many mines, then what each undecided cell becomes.
-    After the first round, a round looks only at the rows about the cells
-    the round before decided.
+    A later round looks only at the numbers next to the cells the round
+    before decided.
     """
     safe, mines, _, _, _ = _stack_rules(visible, max_rounds, True)
     return safe.reshape(visible.shape), mines.reshape(visible.shape)
