@@ -14,9 +14,11 @@ the numbers show:
    :mod:`numsweeper.solver.counting`).
 
 :func:`frontier` builds all of it in one compiled call.  Its cost is a few
-compiled passes over the board plus work in proportion to the frontier, and
-its arrays hold a byte or two per cell plus a few words per frontier cell,
-so a board of 25 million cells takes well under a second.
+compiled passes over the board plus work in proportion to the frontier.  It
+holds about eleven bytes per cell while it runs (two bytes of neighbour
+counts, the constraints' int64 ids on the board, and the ``free_grid`` it
+returns) plus a few words per constraint and frontier cell, and a board of
+25 million cells takes well under a second.
 """
 
 from __future__ import annotations
