@@ -41,21 +41,48 @@ _EXACT_FLOATS = 2**53
 
 
 @helper
-def _convolve(a: NDArray[np.int64], b: NDArray[np.int64]) -> tuple[bool, NDArray[np.int64]]:
-    """The product of two polynomials of counts, checked (False if past ``LIMIT``)."""
-    out = np.zeros(a.shape[0] + b.shape[0] - 1, dtype=np.int64)
-    for i in range(a.shape[0]):
-        if not add_scaled(out, i, b, 0, b.shape[0], a[i]):
-            return False, out
-    return True, out
+def _convolve(
+    a: NDArray[np.int64],
+    a_at: int,
+    a_len: int,
+    b: NDArray[np.int64],
+    b_at: int,
+    b_len: int,
+    out: NDArray[np.int64],
+    out_at: int,
+) -> bool:
+    """The product of two polynomials of counts, checked (False if past ``LIMIT``).
+
+    ``out[out_at:out_at + a_len + b_len - 1]`` becomes the product of
+    ``a[a_at:a_at + a_len]`` and ``b[b_at:b_at + b_len]`` (no slice is made:
+    a view costs a reference count, in a loop); ``out`` does not overlap
+    either.
+    """
+    for t in range(a_len + b_len - 1):
+        out[out_at + t] = 0
+    fits = True
+    for i in range(a_len):
+        fits = add_scaled(out, out_at + i, b, b_at, b_len, a[a_at + i])
+        if not fits:
+            break  # (out partly summed)
+    return fits
 
 
 @helper
-def _dot(a: NDArray[np.int64], b: NDArray[np.int64], at: int) -> int:
-    """``sum(a[t] * b[at + t])``, or -1 if a term or the sum passes ``LIMIT``."""
+def _convolved(
+    a: NDArray[np.int64], b: NDArray[np.int64], b_at: int, b_len: int
+) -> tuple[bool, NDArray[np.int64]]:
+    """:func:`_convolve` of ``a`` and ``b[b_at:b_at + b_len]`` into a new array."""
+    out = np.empty(a.shape[0] + b_len - 1, dtype=np.int64)
+    return _convolve(a, 0, a.shape[0], b, b_at, b_len, out, 0), out
+
+
+@helper
+def _dot(a: NDArray[np.int64], a_at: int, n: int, b: NDArray[np.int64], b_at: int) -> int:
+    """``sum(a[a_at + t] * b[b_at + t])`` for ``t < n``; -1 if a term or it passes ``LIMIT``."""
     total = 0
-    for t in range(a.shape[0]):
-        term = checked_mul(a[t], b[at + t])
+    for t in range(n):
+        term = checked_mul(a[a_at + t], b[b_at + t])
         if term < 0:
             return -1
         total += term
@@ -83,77 +110,246 @@ def _reduced_ratio(num: int, whole: int) -> float:
 
 @helper
 def _weights(
-    scaled: NDArray[np.int64], low: int, mines: int, unconstrained: int
-) -> tuple[bool, NDArray[np.int64]]:
+    scaled: NDArray[np.int64],
+    s_at: int,
+    n_totals: int,
+    low: int,
+    mines: int,
+    unconstrained: int,
+    out: NDArray[np.int64],
+    out_at: int,
+    x: NDArray[np.int64],
+    x_at: int,
+) -> bool:
     """Integers proportional to ``C(u, m - low - k)`` for each total ``low + k``.
 
     The exact engine's weights (``_binomial_weights``, reduced by their
-    common factor): the smallest integers in that proportion, 0 where
-    ``scaled[k]`` is 0 or the mines left do not fit off the frontier.
-    From ``n0``, the fewest mines off the frontier, each next weight is
-    the last times ``(u - j) / (j + 1)``: the ones before are scaled by
-    what that fraction's denominator does not cancel, which keeps them
-    the smallest integers of their proportion.  False if one would pass
-    ``LIMIT``, or if no total fits (the caller then takes the engine's
-    path, which raises).
+    common factor), one for each of the ``n_totals`` counts from
+    ``scaled[s_at]`` on, into ``out`` from ``out_at`` on: the smallest
+    integers in that proportion, 0 where the count is 0 or the mines
+    left do not fit off the frontier.  From ``n0``, the fewest mines off
+    the frontier, each next weight is the last times ``(u - j) / (j +
+    1)``: the ones before are scaled by what that fraction's denominator
+    does not cancel, which keeps them the smallest integers of their
+    proportion.  ``x`` from ``x_at`` on is scratch for ``n_totals`` of
+    them.  False if one would pass ``LIMIT``, or if no total fits (the
+    caller then takes the engine's path, which raises).
     """
-    n_totals = scaled.shape[0]
-    context = np.zeros(n_totals, dtype=np.int64)
     first, last = -1, -1
     for k in range(n_totals):
-        if scaled[k] and 0 <= mines - low - k <= unconstrained:
+        out[out_at + k] = 0
+        if scaled[s_at + k] and 0 <= mines - low - k <= unconstrained:
             if first < 0:
                 first = k
             last = k
     if first < 0:
-        return False, context
+        return False
     n0, n1 = mines - low - last, mines - low - first
-    x = np.zeros(n1 - n0 + 1, dtype=np.int64)  # x[i] ~ C(u, n0 + i)
-    x[0] = 1
+    for i in range(n1 - n0 + 1):  # x[x_at + i] ~ C(u, n0 + i)
+        x[x_at + i] = 0
+    x[x_at] = 1
     for j in range(n0, n1):
         up, down = unconstrained - j, j + 1
         g = math.gcd(up, down)
         up, down = up // g, down // g
-        i = j - n0
+        i = x_at + j - n0
         g = math.gcd(x[i], down)
         step = checked_mul(x[i] // g, up)
         if step < 0:
-            return False, context
+            return False
         scale = down // g  # (prime to step: x stays the smallest integers)
         if scale > 1:
-            for t in range(i + 1):
+            for t in range(x_at, i + 1):
                 x[t] = checked_mul(x[t], scale)
                 if x[t] < 0:
-                    return False, context
+                    return False
         x[i + 1] = step
     common = 0
     for k in range(first, last + 1):
-        if scaled[k]:
-            context[k] = x[mines - low - k - n0]
-            common = math.gcd(common, context[k])
+        if scaled[s_at + k]:
+            out[out_at + k] = x[x_at + mines - low - k - n0]
+            common = math.gcd(common, out[out_at + k])
     for k in range(first, last + 1):
-        context[k] //= common
-    return True, context
+        out[out_at + k] //= common
+    return True
 
 
-#: :func:`outlook` finds this many cells by scanning before it sorts them all.
-_LAZY_STEPS = 8
+#: :func:`outlook` takes this many cells from its merge, then scans every hidden
+#: cell for each next one (the same order, a longer way: the tests set this low
+#: to check that the two agree; where the frontier has a cell twice it scans).
+_LAZY_STEPS = 1 << 30
 
 
 @helper
-def _next_safest(q: NDArray[np.float64], taken: NDArray[np.bool_]) -> int:
-    """The first index of the least ``q`` not yet ``taken`` (now taken), or -1.
+def _before(qa: float, fa: int, qb: float, fb: int) -> bool:
+    """Whether cell ``fa`` (probability ``qa``) comes before cell ``fb``.
 
-    Taken in turn, these are the indices in the order of a stable sort of
-    ``q`` (NaN-free).
+    The order of a stable sort of the hidden cells by probability (NaN
+    last, as NumPy sorts): by probability, then row-major.
     """
-    best = -1
-    for j in range(q.shape[0]):
-        if not taken[j] and (best < 0 or q[j] < q[best]):
-            best = j
-    if best >= 0:
-        taken[best] = True
-    return best
+    if np.isnan(qa):
+        return np.isnan(qb) and fa < fb
+    if np.isnan(qb):
+        return True
+    return qa < qb or (qa == qb and fa < fb)
+
+
+@helper
+def _kind(
+    cells: NDArray[np.int8], q: NDArray[np.float64], rows: int, cols: int, r: int, c: int
+) -> int:
+    """Cell ``(r, c)``'s kind: 2 revealed, 1 undecided (a hidden cell not certain), else 0.
+
+    0 off the board.  ``cells`` and ``q`` are the board and its
+    probabilities, flat.
+    """
+    if r < 0 or r >= rows or c < 0 or c >= cols:
+        return 0
+    f = r * cols + c
+    if cells[f] >= 0:
+        return 2
+    return 1 if 0.0 < q[f] < 1.0 else 0
+
+
+@helper
+def _dead(cells: NDArray[np.int8], q: NDArray[np.float64], rows: int, cols: int, f: int) -> bool:
+    """Whether hidden cell ``f`` is dead (see :func:`outlook`), its kinds read in place.
+
+    Its undecided neighbours are the same as a number's when each of
+    the number's is next to ``f`` and there are as many: no list is
+    kept.
+    """
+    r, c = f // cols, f % cols
+    n_own = 0
+    first_r, first_c = -1, -1  # its first undecided neighbour, row-major
+    for dr in range(-1, 2):
+        for dc in range(-1, 2):
+            if (dr or dc) and _kind(cells, q, rows, cols, r + dr, c + dc) == 1:
+                if n_own == 0:
+                    first_r, first_c = r + dr, c + dc
+                n_own += 1
+    if n_own == 0:
+        return True  # no undecided neighbour
+    # a number with the same undecided neighbours touches all of them,
+    # so it is next to the first of them
+    for dr in range(-1, 2):
+        for dc in range(-1, 2):
+            vr, vc = first_r + dr, first_c + dc
+            if not (dr or dc) or _kind(cells, q, rows, cols, vr, vc) != 2:
+                continue
+            n_theirs = 0
+            same = True
+            for pr in range(vr - 1, vr + 2):
+                for pc in range(vc - 1, vc + 2):
+                    if _kind(cells, q, rows, cols, pr, pc) == 1:
+                        n_theirs += 1
+                        if (pr == r and pc == c) or abs(pr - r) > 1 or abs(pc - c) > 1:
+                            same = False  # (not one of f's undecided neighbours)
+            if same and n_theirs == n_own:
+                return True
+    return False
+
+
+@helper
+def _outlook(
+    probe: NDArray[np.int8],
+    front_flat: NDArray[np.intp],
+    fp: NDArray[np.float64],
+    fp_at: int,
+    off_p: float,
+    off_at: int,
+    lazy: int,
+) -> tuple[float, float, bool]:
+    """:func:`outlook`, the frontier's probabilities from ``fp[fp_at]`` on.
+
+    A call on a real position costs mostly what it sets up, so it sets
+    up little: one array of probabilities, no grid of kinds (read in
+    place around the few cells tested), no list of hidden cells.  Each
+    next cell is the first after the last taken (:func:`_before`): the
+    least of the frontier's, or the next off-frontier hidden cell
+    (their probabilities are all ``off_p``), found by a pointer.  Where
+    the frontier is not in increasing order (a cell repeated), or after
+    ``lazy`` cells (:data:`_LAZY_STEPS`), every hidden cell is scanned
+    instead.
+    """
+    rows, cols = probe.shape
+    n = rows * cols
+    cells = probe.reshape(n)
+    n_front = front_flat.shape[0]
+    q = np.empty(n)  # (read at hidden cells only)
+    for f in range(n):
+        q[f] = off_p
+    ordered = True
+    for i in range(n_front):
+        q[front_flat[i]] = fp[fp_at + i]
+        if i and front_flat[i] <= front_flat[i - 1]:
+            ordered = False
+    # the next off-frontier hidden cell (n if none), and the first frontier
+    # cell from it on
+    o_cell, o_front = -1, 0
+    f1 = f2 = 0.0  # the two best safeties (0 where there are fewer cells)
+    n_found = 0
+    live_safe = False
+    last_q, last_f = 0.0, -1  # the cell taken last
+    for step in range(n + 1):
+        merge = ordered and step < lazy
+        if merge and o_cell == last_f:  # (none yet, or it was taken)
+            o_cell += 1
+            while o_cell < n:
+                while o_front < n_front and front_flat[o_front] < o_cell:
+                    o_front += 1
+                if cells[o_cell] == -1 and not (
+                    o_front < n_front and front_flat[o_front] == o_cell
+                ):
+                    break
+                o_cell += 1
+        best_q, best_f = 0.0, -1
+        if merge:
+            if o_cell < n:
+                best_q, best_f = off_p, o_cell
+            for i in range(n_front):
+                f = front_flat[i]
+                qf = fp[fp_at + i]
+                if (
+                    cells[f] == -1  # HIDDEN: clickable (a flag is hidden, not clickable)
+                    and (last_f < 0 or _before(last_q, last_f, qf, f))
+                    and (best_f < 0 or _before(qf, f, best_q, best_f))
+                ):
+                    best_q, best_f = qf, f
+        else:
+            for f in range(n):
+                if (
+                    cells[f] == -1
+                    and (last_f < 0 or _before(last_q, last_f, q[f], f))
+                    and (best_f < 0 or _before(q[f], f, best_q, best_f))
+                ):
+                    best_q, best_f = q[f], f
+        if best_f < 0:
+            break
+        last_q, last_f = best_q, best_f
+        if best_q < 1.0 and _dead(cells, q, rows, cols, best_f):
+            continue
+        if n_found == 0:
+            if best_q == 0.0:
+                live_safe = True
+            f1 = 1.0 - best_q
+        else:
+            f2 = 1.0 - best_q
+        n_found += 1
+        if n_found == 2:
+            break
+    floor = 1.0 - off_p if off_at >= 0 else 0.0
+    if np.isnan(f1) or np.isnan(f2) or np.isnan(floor):
+        best = np.sort(np.array([f1, f2, 0.0, 0.0, floor, floor]))  # (NaN last)
+        return best[5], best[4], live_safe
+    # the two largest of f1, f2, 0, 0, floor, floor: what a sort puts last
+    hi, lo = (f1, f2) if f1 >= f2 else (f2, f1)
+    for v in (0.0, 0.0, floor, floor):
+        if v > hi:
+            hi, lo = v, hi
+        elif v > lo:
+            lo = v
+    return np.float64(hi), np.float64(lo), live_safe  # (as the sort's, uncompiled too)
 
 
 @kernel(
@@ -200,104 +396,11 @@ def outlook(
     neighbours is undecided, or when its undecided neighbours are exactly
     those of some revealed number: its own number is then that number's
     need plus the certain mines around it (a sufficient test: Hill's).  Only
-    as many cells as needed are tested, safest first (a stable sort: by
-    probability, then row-major), on a bordered byte grid (1 undecided, 2
-    revealed).  The first few are found by scanning (two or three usually
-    do), the rest, if any, by sorting.
+    as many cells as needed are tested, safest first (in the order of a
+    stable sort: by probability, NaN last, then row-major); two or three
+    usually do.
     """
-    rows, cols = probe.shape
-    q = np.full(rows * cols, off_p)  # (read at hidden cells only)
-    for i in range(front_flat.shape[0]):
-        q[front_flat[i]] = front_p[i]
-    width = cols + 2
-    kind = np.zeros((rows + 2) * width, dtype=np.uint8)
-    n_hidden = 0
-    for r in range(rows):
-        for c in range(cols):
-            v = probe[r, c]
-            if v >= 0:
-                kind[(r + 1) * width + c + 1] = 2
-            elif 0.0 < q[r * cols + c] < 1.0:
-                kind[(r + 1) * width + c + 1] = 1
-            if v == -1:  # HIDDEN: clickable (a flag is hidden, not clickable)
-                n_hidden += 1
-    flat = np.empty(n_hidden, dtype=np.int64)
-    qf = np.empty(n_hidden, dtype=np.float64)
-    j = 0
-    lazy = _LAZY_STEPS  # (a NaN would sort last: then sort from the start)
-    for r in range(rows):
-        for c in range(cols):
-            if probe[r, c] == -1:
-                flat[j] = r * cols + c
-                qf[j] = q[r * cols + c]
-                if np.isnan(qf[j]):
-                    lazy = 0
-                j += 1
-    # the neighbour offsets in increasing order; with the cell's own, 0
-    around = np.array(
-        [-width - 1, -width, -width + 1, -1, 1, width - 1, width, width + 1], dtype=np.int64
-    )
-    with_own = np.array(
-        [-width - 1, -width, -width + 1, -1, 0, 1, width - 1, width, width + 1], dtype=np.int64
-    )
-    own = np.empty(8, dtype=np.int64)
-    theirs = np.empty(9, dtype=np.int64)
-    found = np.zeros(6, dtype=np.float64)  # the safeties found, then 0, 0, floor, floor
-    n_found = 0
-    live_safe = False
-    taken = np.zeros(n_hidden, dtype=np.bool_)
-    ranked = np.empty(0, dtype=np.int64)
-    for step in range(n_hidden):
-        jj = _next_safest(qf, taken) if step < lazy else -1
-        if jj < 0:
-            if step == lazy:  # (the first steps took the sort's first cells)
-                ranked = np.argsort(qf, kind="mergesort")  # stable
-            jj = ranked[step]
-        qi = qf[jj]
-        if qi < 1.0:
-            r, c = flat[jj] // cols, flat[jj] % cols
-            i = (r + 1) * width + c + 1
-            n_own = 0
-            for o in around:
-                if kind[i + o] & 1:
-                    own[n_own] = i + o
-                    n_own += 1
-            if n_own == 0:
-                continue  # no undecided neighbour
-            # a number with the same undecided neighbours touches all of them,
-            # so it is next to the first of them (own is in increasing order)
-            dead = False
-            for o in around:
-                v = own[0] + o
-                if not kind[v] & 2:
-                    continue
-                n_theirs = 0
-                for p in with_own:
-                    if kind[v + p] & 1:
-                        theirs[n_theirs] = v + p
-                        n_theirs += 1
-                if n_theirs == n_own:
-                    same = True
-                    for k in range(n_own):
-                        if theirs[k] != own[k]:
-                            same = False
-                            break
-                    if same:
-                        dead = True
-                        break
-            if dead:
-                continue
-        if n_found == 0 and qi == 0.0:
-            live_safe = True
-        found[n_found] = 1.0 - qi
-        n_found += 1
-        if n_found == 2:
-            break
-    floor = 1.0 - off_p if off_at >= 0 else 0.0
-    found[4] = floor
-    found[5] = floor
-    best = np.sort(found)
-    return best[5], best[4], live_safe
+    return _outlook(probe, front_flat, front_p, 0, off_p, off_at, _LAZY_STEPS)
 
 
 @kernel(
@@ -387,9 +490,16 @@ def probe_outlook(
     """
     fail = (FALLBACK, 0, 0, 0, 0.0, 0.0, False)
     n_rest = rest[3]
-    if own < 0:
-        data = rest.copy()
-    else:
+    # the parts' widths, for the scratch's size
+    spread, widest = 0, 0
+    at = 4
+    for _ in range(n_rest):
+        width = rest[at + 1]
+        spread += max(width - 1, 0)
+        widest = max(widest, width)
+        at += 3 + width + rest[at + 2] * (width + 1)
+    extra = 0
+    if own >= 0:
         number = np.full(need.shape[0], -1, dtype=np.int64)
         status, _, own_low, first, last, counts, marginals = count_part(
             sizes, grp_ptr, grp_idx, part_ptr, order, need, own, max_states, number
@@ -398,65 +508,92 @@ def probe_outlook(
             return (EMPTY, 0, 0, 0, 0.0, 0.0, False)
         if status != OK:
             return fail
-        # appended to the rest's parts, in their form
         width = last - first + 1
         a, b = part_ptr[own], part_ptr[own + 1]
+        extra = 3 + (b - a + 1) * (width + 1)
+        spread += max(width - 1, 0)
+        widest = max(widest, width)
+    # one scratch for all: data (the rest's parts and the cell's own, in their
+    # form), where each part's counts start, two products by turns for the
+    # counts of all parts, the weights and their scratch, two for the counts of
+    # all parts but one, and that part's weights
+    size = spread + 1  # (the longest product, or a longer one)
+    n_data = rest.shape[0] + extra
+    n_parts = n_rest + (1 if own >= 0 else 0)
+    buf = np.empty(n_data + n_parts + 6 * size + widest, dtype=np.int64)
+    starts = n_data
+    prod = starts + n_parts
+    context = prod + 2 * size
+    spare = context + size
+    others = spare + size
+    weights = others + 2 * size
+    for i in range(rest.shape[0]):
+        buf[i] = rest[i]
+    if own >= 0:
+        # appended to the rest's parts, in their form
         at = rest.shape[0]
-        data = np.empty(at + 3 + (b - a + 1) * (width + 1), dtype=np.int64)
-        data[:at] = rest
-        data[at] = own_low
-        data[at + 1] = width
-        data[at + 2] = b - a
+        buf[at] = own_low
+        buf[at + 1] = width
+        buf[at + 2] = b - a
         at += 3
-        data[at : at + width] = counts[first : last + 1]
+        for t in range(width):
+            buf[at + t] = counts[first + t]
         at += width
-        data[at : at + b - a] = order[a:b]
+        for x in range(b - a):
+            buf[at + x] = order[a + x]
         at += b - a
         for x in range(b - a):
-            data[at : at + width] = marginals[x, first : last + 1]
+            for t in range(width):
+                buf[at + t] = marginals[x, first + t]
             at += width
         n_rest += 1
-    u, m, low = data[0], data[1], data[2]
+    u, m, low = buf[0], buf[1], buf[2]
     # where each part's counts start in data; its groups and rows follow
-    starts = np.empty(n_rest, dtype=np.int64)
     at = 4
     for c in range(n_rest):
-        low += data[at]
-        starts[c] = at + 3
-        at += 3 + data[at + 1] + data[at + 2] * (data[at + 1] + 1)
-    scaled = np.ones(1, dtype=np.int64)
+        low += buf[at]
+        buf[starts + c] = at + 3
+        at += 3 + buf[at + 1] + buf[at + 2] * (buf[at + 1] + 1)
+    scaled, n_totals = prod, 1
+    buf[scaled] = 1
     for c in range(n_rest):
-        s = starts[c]
-        fits, scaled = _convolve(scaled, data[s : s + data[s - 2]])
-        if not fits:
+        s = buf[starts + c]
+        into = prod + size if scaled == prod else prod
+        if not _convolve(buf, scaled, n_totals, buf, s, buf[s - 2], buf, into):
             return fail
-    fits, context = _weights(scaled, low, m, u)
-    grand = _dot(scaled, context, 0) if fits else -1
+        scaled, n_totals = into, n_totals + buf[s - 2] - 1
+    fits = _weights(buf, scaled, n_totals, low, m, u, buf, context, buf, spare)
+    grand = _dot(buf, scaled, n_totals, buf, context) if fits else -1
     if grand <= 0:
         return fail
     k_ref = 0
-    while context[k_ref] == 0:
+    while buf[context + k_ref] == 0:
         k_ref += 1
-    group_p = rest_p.copy()
+    # the groups' probabilities, then the frontier cells'
+    n_groups = rest_p.shape[0]
+    group_p = np.empty(n_groups + group_of.shape[0])
+    for g in range(n_groups):
+        group_p[g] = rest_p[g]
     for c in range(n_rest):
-        others = np.ones(1, dtype=np.int64)
+        prod_c, n_prod = others, 1
+        buf[prod_c] = 1
         for d in range(n_rest):
             if d != c:
-                s = starts[d]
-                fits, others = _convolve(others, data[s : s + data[s - 2]])
-                if not fits:
+                s = buf[starts + d]
+                into = others + size if prod_c == others else others
+                if not _convolve(buf, prod_c, n_prod, buf, s, buf[s - 2], buf, into):
                     return fail
-        s = starts[c]
-        width, n_groups = data[s - 2], data[s - 1]
-        weights = np.empty(width, dtype=np.int64)
+                prod_c, n_prod = into, n_prod + buf[s - 2] - 1
+        s = buf[starts + c]
+        width, n_groups = buf[s - 2], buf[s - 1]
         for t in range(width):
-            weights[t] = _dot(others, context, t)
-            if weights[t] < 0:
+            buf[weights + t] = _dot(buf, prod_c, n_prod, buf, context + t)
+            if buf[weights + t] < 0:
                 return fail
         rows = s + width + n_groups
         for i in range(n_groups):
-            g = data[s + width + i]
-            num = _dot(data[rows + i * width : rows + (i + 1) * width], weights, 0)
+            g = buf[s + width + i]
+            num = _dot(buf, rows + i * width, width, buf, weights)
             p = _ratio(num, checked_mul(grand, sizes[g])) if num >= 0 else -1.0
             if p < 0.0:
                 return fail
@@ -464,8 +601,8 @@ def probe_outlook(
     off_p = np.nan
     if u:
         mined = 0
-        for k in range(scaled.shape[0]):
-            term = checked_mul(scaled[k], context[k])
+        for k in range(n_totals):
+            term = checked_mul(buf[scaled + k], buf[context + k])
             if term > 0:  # (then the total fits: m - low - k >= 0)
                 term = checked_mul(term, m - low - k)
             if term < 0 or mined + term > LIMIT:
@@ -474,8 +611,17 @@ def probe_outlook(
         off_p = _ratio(mined, checked_mul(grand, u))
         if off_p < 0.0:
             return fail
-    s1, s2, live_safe = outlook(probe, front_flat, group_p[group_of], off_p, off_at)
-    return OK, grand, context[k_ref], m - low - k_ref, s1, s2, live_safe
+    front_at = rest_p.shape[0]
+    for i in range(group_of.shape[0]):
+        group_p[front_at + i] = group_p[group_of[i]]
+    s1, s2, live_safe = _outlook(probe, front_flat, group_p, front_at, off_p, off_at, _LAZY_STEPS)
+    return OK, grand, buf[context + k_ref], m - low - k_ref, s1, s2, live_safe
+
+
+@helper
+def _no_shares(status: int, m: int) -> tuple[int, NDArray[np.float64], NDArray[np.float64], int]:
+    """:func:`given_shares`'s answer with no totals (made only where it is the answer)."""
+    return status, np.empty(0), np.empty(0), m
 
 
 @kernel(
@@ -551,7 +697,6 @@ def given_shares(
     Totals count the given cells as mines, so that one set of weights
     (:func:`_weights`, over both ranges) serves both.
     """
-    fail = FALLBACK, np.empty(0), np.empty(0), 0
     n_parts = part_ptr.shape[0] - 1
     x = given.shape[0]
     m = mines - x
@@ -565,21 +710,20 @@ def given_shares(
     for a in range(x):
         i = np.searchsorted(front_flat, given[a])
         if i == front_flat.shape[0] or front_flat[i] != given[a]:
-            return fail
+            return _no_shares(FALLBACK, 0)
         for b in range(a):
             if given[b] == given[a]:
-                return fail
+                return _no_shares(FALLBACK, 0)
         g = group_of[i]
         reduced[g] -= 1
         for p in range(grp_ptr[g], grp_ptr[g + 1]):
             left[grp_idx[p]] -= 1
         touched[part_of[g]] = True
-    none = OK, np.empty(0), np.empty(0), m
     if m < 0:
-        return none
+        return _no_shares(OK, m)
     for c in range(left.shape[0]):
         if left[c] < 0:
-            return none  # more mines than a number shows
+            return _no_shares(OK, m)  # more mines than a number shows
     # polynomials by mine total, from low_given and low_whole on
     with_given = np.ones(1, dtype=np.int64)
     whole = np.ones(1, dtype=np.int64)
@@ -587,7 +731,7 @@ def given_shares(
     number = np.full(need.shape[0], -1, dtype=np.int64)
     for j in range(n_parts):
         if info[j, 0] != OK:
-            return fail
+            return _no_shares(FALLBACK, 0)
         low, width, at = info[j, 2], info[j, 3], info[j, 4]
         low_whole += low
         if touched[j]:
@@ -595,42 +739,47 @@ def given_shares(
                 reduced, grp_ptr, grp_idx, part_ptr, order, left, j, max_states, number
             )
             if status == EMPTY:
-                return none
+                return _no_shares(OK, m)
             if status != OK:
-                return fail
-            fits, with_given = _convolve(with_given, counts[first : last + 1])
+                return _no_shares(FALLBACK, 0)
+            fits, with_given = _convolved(with_given, counts, first, last - first + 1)
         elif width > 1:
-            fits, with_given = _convolve(with_given, values[at : at + width])
+            fits, with_given = _convolved(with_given, values, at, width)
         else:
             fits = True  # (a factor of both: left out)
         low_given += low
         if fits and (touched[j] or width > 1):
-            fits, whole = _convolve(whole, values[at : at + width])
+            fits, whole = _convolved(whole, values, at, width)
         if not fits:
-            return fail
+            return _no_shares(FALLBACK, 0)
     low = min(low_given, low_whole)
     high = max(low_given + with_given.shape[0], low_whole + whole.shape[0])
-    either = np.zeros(high - low, dtype=np.int64)  # a layout with the total, either way
+    n_totals = high - low
+    # a layout with the total, either way; the weights; their scratch
+    either = np.zeros(3 * n_totals, dtype=np.int64)
     for t in range(with_given.shape[0]):
         if with_given[t]:
             either[low_given - low + t] = 1
     for t in range(whole.shape[0]):
         if whole[t]:
             either[low_whole - low + t] = 1
-    fits, weights = _weights(either, low, mines, unconstrained)
-    total = _dot(whole, weights, low_whole - low) if fits else -1
+    weights = n_totals
+    fits = _weights(
+        either, 0, n_totals, low, mines, unconstrained, either, weights, either, 2 * n_totals
+    )
+    total = _dot(whole, 0, whole.shape[0], either, weights + low_whole - low) if fits else -1
     if total <= 0:
-        return fail
+        return _no_shares(FALLBACK, 0)
     ks = np.empty(with_given.shape[0])
     share = np.empty(with_given.shape[0])
     n = 0
     for t in range(with_given.shape[0]):
         k = low_given + t  # (the given cells counted)
         if with_given[t] and 0 <= mines - k <= unconstrained:
-            num = checked_mul(with_given[t], weights[k - low])
+            num = checked_mul(with_given[t], either[weights + k - low])
             ratio = _reduced_ratio(num, total) if num >= 0 else -1.0
             if ratio < 0.0:
-                return fail
+                return _no_shares(FALLBACK, 0)
             ks[n] = k - x
             share[n] = ratio
             n += 1
