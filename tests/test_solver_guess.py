@@ -158,13 +158,16 @@ def test_outlook_matches_whole_masks_and_plain_sets() -> None:
 
 
 @pytest.mark.parametrize("lazy", [0, 1, 3])
-def test_outlook_scans_the_safest_cells_in_the_order_of_its_sort(
+def test_outlook_takes_the_safest_cells_in_the_order_of_a_stable_sort(
     lazy: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # outlook() finds its first cells by scanning, the rest by a stable
-    # sort: the kernel as Python, scanning fewer cells (0: sorting all),
-    # gives the compiled kernel's floats.  Dense expert positions have many
-    # dead cells, so the scan often runs out and the sort takes over.
+    # outlook() takes its cells, safest first, from the frontier's merge
+    # with a pointer over the off-frontier cells, and after _LAZY_STEPS of
+    # them by scanning every hidden cell for the next (the way it takes
+    # where the frontier lists a cell twice): the kernel as Python, with the
+    # scan from the first, second or fourth cell on, gives the compiled
+    # kernel's floats.  Dense expert positions have many dead cells, so
+    # the scan runs often.
     from numsweeper.solver import probe
 
     monkeypatch.setattr(probe, "_LAZY_STEPS", lazy)
