@@ -55,6 +55,10 @@ TOO_LARGE = 3  # the step returned leaves more than max_states states
 LIMIT = 1 << 61  # every stored count stays at or below this: sums never wrap
 _WIDEST = 64  # most constraints one cut may separate
 _MOST_MARGINALS = 1 << 24  # most counts a component's marginals may hold (128 MB)
+_ROOM = 64  # first room of a component count's growing arrays (states, transitions)
+_POOL = 256  # and of its forward counts
+_SRC, _DEC, _FVAL, _SHIFT, _MASK = 0, 1, 2, 3, 4  # the rows of a count's plan
+_POS, _CAP = 0, 1  # and of its older constraints
 
 Poly = dict[int, int]  # mine total -> weighted layout count
 
@@ -76,6 +80,12 @@ def _grow(pool: NDArray[np.int64], used: int, extra: int) -> NDArray[np.int64]:
     bigger = np.zeros(max(2 * pool.shape[0], used + extra), dtype=np.int64)
     bigger[:used] = pool[:used]
     return bigger
+
+
+@helper
+def _carve(work: NDArray[np.int64], at: int, n: int) -> tuple[NDArray[np.int64], int]:
+    """The ``n`` entries of ``work`` from ``at`` on, and where the next start."""
+    return work[at : at + n], at + n
 
 
 @helper
@@ -103,18 +113,21 @@ def _bounds(
     o0: int,
     o1: int,
     prev: int,
-    oc_pos: NDArray[np.int64],
-    oc_cap: NDArray[np.int64],
-    shift: NDArray[np.int64],
-    mask: NDArray[np.int64],
+    older: NDArray[np.int64],
+    plan: NDArray[np.int64],
 ) -> tuple[int, int]:
     """The mines a step's group may hold from state ``key``: its older
-    constraints' remaining needs, less what the cells after it can hold."""
+    constraints' remaining needs, less what the cells after it can hold.
+
+    ``older`` holds the rows ``_POS`` and ``_CAP``, ``plan`` the rows
+    ``_SHIFT`` and ``_MASK``: each array a helper takes costs an atomic
+    reference count per call, so the plan's arrays are rows of one.
+    """
     for o in range(o0, o1):
-        j = prev + oc_pos[o]
-        val = (key >> shift[j]) & mask[j]
-        if val - oc_cap[o] > lo:
-            lo = val - oc_cap[o]
+        j = prev + older[_POS, o]
+        val = (key >> plan[_SHIFT, j]) & plan[_MASK, j]
+        if val - older[_CAP, o] > lo:
+            lo = val - older[_CAP, o]
         if val < hi:
             hi = val
     return lo, hi
@@ -127,26 +140,20 @@ def _next_key(
     q0: int,
     q1: int,
     prev: int,
-    src: NDArray[np.int64],
-    dec: NDArray[np.int64],
-    fval: NDArray[np.int64],
-    shift: NDArray[np.int64],
-    mask: NDArray[np.int64],
+    plan: NDArray[np.int64],
 ) -> int:
     """The state after a step's group takes ``v`` mines from state ``key``."""
     nk = 0
     for p in range(q0, q1):
-        j = src[p]
-        val = (key >> shift[prev + j]) & mask[prev + j] if j >= 0 else fval[p]
-        nk |= (val - dec[p] * v) << shift[p]
+        j = plan[_SRC, p]
+        val = plan[_FVAL, p] if j < 0 else (key >> plan[_SHIFT, prev + j]) & plan[_MASK, prev + j]
+        nk |= (val - plan[_DEC, p] * v) << plan[_SHIFT, p]
     return nk
 
 
 @helper
 def _plan_entry(
-    src: NDArray[np.int64],
-    dec: NDArray[np.int64],
-    fval: NDArray[np.int64],
+    plan: NDArray[np.int64],
     new_active: NDArray[np.int64],
     q: int,
     na: int,
@@ -163,10 +170,10 @@ def _plan_entry(
     """
     if na == _WIDEST:
         return -1
-    src[q + na] = j
-    dec[q + na] = d
+    plan[_SRC, q + na] = j
+    plan[_DEC, q + na] = d
     if j < 0:
-        fval[q + na] = value
+        plan[_FVAL, q + na] = value
     new_active[na] = c
     return na + 1
 
@@ -195,29 +202,37 @@ def count_component(
     """
     k = sizes.shape[0]
     n_cons = need.shape[0]
+    n_idx = con_idx.shape[0]
     width = 1
     for i in range(k):
         width += sizes[i]
-    empty = np.zeros(0, dtype=np.int64)
     if k * width > _MOST_MARGINALS:  # relax the middle cut: split it in two
-        return TOO_LARGE, k // 2 - 1, empty, np.zeros((0, 0), dtype=np.int64)
-    poly_out = np.zeros(width, dtype=np.int64)
-    marg = np.zeros((k, width), dtype=np.int64)
+        none = np.zeros(0, dtype=np.int64)
+        return TOO_LARGE, k // 2 - 1, none, none.reshape((0, 0))
+    # The polynomial and the marginals share one zeroed allocation.
+    out = np.zeros((k + 1) * width, dtype=np.int64)
+    poly_out = out[:width]
+    marg = out[width:].reshape((k, width))
+    empty = out[:0]
 
     big = 1
     for i in range(k):
         big = max(big, sizes[i])
     if big > 60:
         return FALLBACK, -1, empty, marg
-    binom = np.zeros((big + 1, big + 1), dtype=np.int64)
-    for n in range(big + 1):
-        binom[n, 0] = 1
-        for v in range(1, n + 1):
-            binom[n, v] = binom[n - 1, v - 1] + (binom[n - 1, v] if v <= n - 1 else 0)
 
-    first = np.full(n_cons, -1, dtype=np.int64)
-    last = np.full(n_cons, -1, dtype=np.int64)
-    cap = np.zeros(n_cons, dtype=np.int64)
+    # The other scratch is carved from two allocations (a small component's
+    # count takes microseconds; each array of its own would add a malloc and
+    # a reference count), the second sized by what the first finds.
+    per_con = np.empty(4 * n_cons, dtype=np.int64)
+    first = per_con[:n_cons]
+    last = per_con[n_cons : 2 * n_cons]
+    cap = per_con[2 * n_cons : 3 * n_cons]
+    mark = per_con[3 * n_cons :]
+    first[:] = -1
+    last[:] = -1
+    cap[:] = 0
+    mark[:] = -1
     for i in range(k):
         for p in range(con_ptr[i], con_ptr[i + 1]):
             c = con_idx[p]
@@ -225,27 +240,77 @@ def count_component(
                 first[c] = i
             last[c] = i
             cap[c] += sizes[i]
+    # The plans hold an entry for each constraint at each step from its
+    # first group to before its last.
+    room = 1
+    for c in range(n_cons):
+        room += last[c] - first[c]
+
+    # Nothing below is zeroed: every entry is written before it is read.
+    # The arrays that grow (states, pools, transitions, completions) start
+    # here and move to allocations of their own when they outgrow that room.
+    n_binom = (big + 1) * (big + 1)
+    work = np.empty(
+        n_binom
+        + 2 * (k + 1)  # plan_ptr, oc_ptr
+        + 5 * room  # plan
+        + 2 * (n_idx + 1)  # older
+        + 2 * k  # lo0s, hi0s
+        + 2 * _WIDEST  # active, new_active
+        + 4 * _ROOM  # keys, st_start, st_low, st_len
+        + _POOL  # pool
+        + (k + 2)  # lay_ptr
+        + 4 * _ROOM  # t_key, t_src, t_v, perm
+        + 6 * _ROOM  # c_start, c_low, c_len, h_start, h_low, h_len
+        + 2 * _ROOM  # cpool, hpool
+        + 2 * (2 * width + 2)  # buf, mined
+        + 2 * (big + 2),  # tails, tail_v
+        dtype=np.int64,
+    )
+    binom = work[:n_binom].reshape((big + 1, big + 1))
+    at = n_binom
+    plan_ptr, at = _carve(work, at, k + 1)
+    oc_ptr, at = _carve(work, at, k + 1)
+    plan = work[at : at + 5 * room].reshape((5, room))
+    at += 5 * room
+    older = work[at : at + 2 * (n_idx + 1)].reshape((2, n_idx + 1))
+    at += 2 * (n_idx + 1)
+    lo0s, at = _carve(work, at, k)
+    hi0s, at = _carve(work, at, k)
+    active, at = _carve(work, at, _WIDEST)
+    new_active, at = _carve(work, at, _WIDEST)
+    keys, at = _carve(work, at, _ROOM)
+    st_start, at = _carve(work, at, _ROOM)
+    st_low, at = _carve(work, at, _ROOM)
+    st_len, at = _carve(work, at, _ROOM)
+    pool, at = _carve(work, at, _POOL)
+    lay_ptr, at = _carve(work, at, k + 2)
+    t_key, at = _carve(work, at, _ROOM)
+    t_src, at = _carve(work, at, _ROOM)
+    t_v, at = _carve(work, at, _ROOM)
+    perm, at = _carve(work, at, _ROOM)
+    completions, at = _carve(work, at, 6 * _ROOM)
+    cpool, at = _carve(work, at, _ROOM)
+    hpool, at = _carve(work, at, _ROOM)
+    buf, at = _carve(work, at, 2 * width + 2)
+    mined, at = _carve(work, at, 2 * width + 2)
+    tails, at = _carve(work, at, big + 2)  # one per v in 0..size
+    tail_v, at = _carve(work, at, big + 2)
+
+    for n in range(big + 1):
+        binom[n, 0] = 1
+        for v in range(1, n + 1):
+            binom[n, v] = binom[n - 1, v - 1] + (binom[n - 1, v] if v <= n - 1 else 0)
 
     # Step plans, flattened: for step i, new key position p takes the old
-    # position src[p] (or the fresh need fval[p] if src[p] < 0), minus v if
-    # dec[p]; old positions oc_pos (with capacity oc_cap after the step)
+    # position plan[_SRC, p] (or, where that is -1, the fresh need
+    # plan[_FVAL, p]), minus v if plan[_DEC, p]; it takes the bits
+    # plan[_MASK, p] from plan[_SHIFT, p] on (its need fits them).  The older constraints'
+    # positions older[_POS, o] (with capacity older[_CAP, o] after the step)
     # bound v; lo0..hi0 bounds v from the constraints the step opens.
-    plan_ptr = np.zeros(k + 1, dtype=np.int64)
-    room = min(n_cons, _WIDEST) * k + 1  # a step keeps at most that many
-    src = np.empty(room, dtype=np.int64)
-    dec = np.empty(room, dtype=np.int64)
-    fval = np.empty(room, dtype=np.int64)  # read only where src < 0, set there
-    shift = np.empty(room, dtype=np.int64)  # position p's first bit in the key
-    mask = np.empty(room, dtype=np.int64)  # and its bits (its need fits them)
-    oc_ptr = np.zeros(k + 1, dtype=np.int64)
-    oc_pos = np.zeros(con_idx.shape[0] + 1, dtype=np.int64)
-    oc_cap = np.zeros(con_idx.shape[0] + 1, dtype=np.int64)
-    lo0s = np.zeros(k, dtype=np.int64)
-    hi0s = np.zeros(k, dtype=np.int64)
-    active = np.zeros(_WIDEST, dtype=np.int64)
+    plan_ptr[0] = 0
+    oc_ptr[0] = 0
     n_active = 0
-    mark = np.full(n_cons, -1, dtype=np.int64)
-    new_active = np.zeros(_WIDEST, dtype=np.int64)
     for i in range(k):
         for p in range(con_ptr[i], con_ptr[i + 1]):
             c = con_idx[p]
@@ -257,17 +322,17 @@ def count_component(
         for j in range(n_active):  # kept constraints
             c = active[j]
             if mark[c] != i and last[c] > i:
-                na = _plan_entry(src, dec, fval, new_active, q, na, j, 0, 0, c)
+                na = _plan_entry(plan, new_active, q, na, j, 0, 0, c)
                 if na < 0:
                     return FALLBACK, -1, empty, marg
         for j in range(n_active):  # the step's older constraints
             c = active[j]
             if mark[c] == i:
-                oc_pos[oq] = j
-                oc_cap[oq] = cap[c]
+                older[_POS, oq] = j
+                older[_CAP, oq] = cap[c]
                 oq += 1
                 if last[c] > i:
-                    na = _plan_entry(src, dec, fval, new_active, q, na, j, 1, 0, c)
+                    na = _plan_entry(plan, new_active, q, na, j, 1, 0, c)
                     if na < 0:
                         return FALLBACK, -1, empty, marg
         lo0 = 0
@@ -278,7 +343,7 @@ def count_component(
                 lo0 = max(lo0, need[c] - cap[c])
                 hi0 = min(hi0, need[c])
                 if last[c] > i:
-                    na = _plan_entry(src, dec, fval, new_active, q, na, -1, 1, need[c], c)
+                    na = _plan_entry(plan, new_active, q, na, -1, 1, need[c], c)
                     if na < 0:
                         return FALLBACK, -1, empty, marg
         plan_ptr[i + 1] = q + na
@@ -287,8 +352,8 @@ def count_component(
             bits = 0
             while (1 << bits) <= need[new_active[p]]:
                 bits += 1
-            shift[q + p] = place
-            mask[q + p] = (1 << bits) - 1
+            plan[_SHIFT, q + p] = place
+            plan[_MASK, q + p] = (1 << bits) - 1
             place += bits
             if place > 62:
                 return FALLBACK, -1, empty, marg
@@ -301,36 +366,35 @@ def count_component(
 
     # Forward: layer i holds states lay_ptr[i]:lay_ptr[i + 1] of the key and
     # poly arrays (keys sorted within a layer).
-    cap_states = 64
-    keys = np.zeros(cap_states, dtype=np.int64)
-    st_start = np.zeros(cap_states, dtype=np.int64)
-    st_low = np.zeros(cap_states, dtype=np.int64)
-    st_len = np.zeros(cap_states, dtype=np.int64)
-    pool = np.zeros(256, dtype=np.int64)
-    used = 1
-    pool[0] = 1
+    # (layer 0: the one empty state, one layout of no mines)
+    keys[0] = 0
+    st_start[0] = 0
+    st_low[0] = 0
     st_len[0] = 1
-    lay_ptr = np.zeros(k + 2, dtype=np.int64)
+    pool[0] = 1
+    used = 1
+    lay_ptr[0] = 0
     lay_ptr[1] = 1
-    t_key = np.zeros(64, dtype=np.int64)
-    t_src = np.zeros(64, dtype=np.int64)
-    t_v = np.zeros(64, dtype=np.int64)
-    perm = np.zeros(64, dtype=np.int64)
     for i in range(k):
         a0, a1 = lay_ptr[i], lay_ptr[i + 1]
         q0, q1 = plan_ptr[i], plan_ptr[i + 1]
         o0, o1 = oc_ptr[i], oc_ptr[i + 1]
         prev = plan_ptr[i - 1] if i else 0  # the old key's positions
+        # Arrays are grown here, once a step, not in the loops below: an
+        # array reassigned in a loop costs atomic reference counts at every
+        # turn.  Each state takes one transition per v in lo0..hi0 at most.
+        most = (a1 - a0) * max(hi0s[i] - lo0s[i] + 1, 0)
+        if most > t_key.shape[0]:
+            grown = max(2 * t_key.shape[0], most)
+            t_key = np.empty(grown, dtype=np.int64)
+            t_src = np.empty(grown, dtype=np.int64)
+            t_v = np.empty(grown, dtype=np.int64)
         n_t = 0
         for s in range(a0, a1):
             key = keys[s]
-            lo, hi = _bounds(key, lo0s[i], hi0s[i], o0, o1, prev, oc_pos, oc_cap, shift, mask)
+            lo, hi = _bounds(key, lo0s[i], hi0s[i], o0, o1, prev, older, plan)
             for v in range(lo, hi + 1):
-                nk = _next_key(key, v, q0, q1, prev, src, dec, fval, shift, mask)
-                if n_t == t_key.shape[0]:
-                    t_key = np.concatenate((t_key, np.zeros(n_t, dtype=np.int64)))
-                    t_src = np.concatenate((t_src, np.zeros(n_t, dtype=np.int64)))
-                    t_v = np.concatenate((t_v, np.zeros(n_t, dtype=np.int64)))
+                nk = _next_key(key, v, q0, q1, prev, plan)
                 t_key[n_t] = nk
                 t_src[n_t] = s
                 t_v[n_t] = v
@@ -363,9 +427,11 @@ def count_component(
             )
             st_low = np.concatenate((st_low, np.zeros(grown - st_low.shape[0], dtype=np.int64)))
             st_len = np.concatenate((st_len, np.zeros(grown - st_len.shape[0], dtype=np.int64)))
-        size = sizes[i]
+        # the new states and their spans of mine totals, then their counts
+        # (so that the pool grows once a step)
         x = 0
         t = a1
+        end = used
         while x < n_t:
             y = x
             lo_m = 1 << 30
@@ -376,45 +442,51 @@ def count_component(
                 lo_m = min(lo_m, st_low[s] + v)
                 hi_m = max(hi_m, st_low[s] + st_len[s] - 1 + v)
                 y += 1
-            length = hi_m - lo_m + 1
-            pool = _grow(pool, used, length)
-            pool[used : used + length] = 0
-            for z in range(x, y):
-                s = t_src[perm[z]]
-                v = t_v[perm[z]]
-                w = binom[size, v]
-                base = used + st_low[s] + v - lo_m
-                if not add_scaled(pool, base, pool, st_start[s], st_len[s], w):
-                    return FALLBACK, -1, empty, marg
             keys[t] = t_key[perm[x]]
-            st_start[t] = used
+            st_start[t] = end
             st_low[t] = lo_m
-            st_len[t] = length
-            used += length
+            st_len[t] = hi_m - lo_m + 1
+            end += hi_m - lo_m + 1
             t += 1
             x = y
         lay_ptr[i + 2] = t
+        pool = _grow(pool, used, end - used)
+        pool[used:end] = 0
+        size = sizes[i]
+        t = a1 - 1
+        for z in range(n_t):
+            if z == 0 or t_key[perm[z]] != t_key[perm[z - 1]]:
+                t += 1  # the transitions of state t follow each other
+            s = t_src[perm[z]]
+            v = t_v[perm[z]]
+            w = binom[size, v]
+            base = st_start[t] + st_low[s] + v - st_low[t]
+            if not add_scaled(pool, base, pool, st_start[s], st_len[s], w):
+                return FALLBACK, -1, empty, marg
+        used = end
 
     last_state = lay_ptr[k]
     for m in range(st_len[last_state]):
         poly_out[st_low[last_state] + m] = pool[st_start[last_state] + m]
 
     # Backward: completions of layer i + 1's states (c_*), then layer i's.
+    # Only a completion of an entry h_len sets is read, so only the last
+    # layer's (its one state, the empty key, completed once) starts set.
     widest = 1
     for i in range(k + 1):
         widest = max(widest, lay_ptr[i + 1] - lay_ptr[i])
-    c_start = np.zeros(widest, dtype=np.int64)
-    c_low = np.zeros(widest, dtype=np.int64)
-    c_len = np.ones(widest, dtype=np.int64)
-    cpool = np.ones(64, dtype=np.int64)
-    h_start = np.zeros(widest, dtype=np.int64)
-    h_low = np.zeros(widest, dtype=np.int64)
-    h_len = np.zeros(widest, dtype=np.int64)
-    hpool = np.zeros(64, dtype=np.int64)
-    buf = np.zeros(2 * width + 2, dtype=np.int64)
-    mined = np.zeros(2 * width + 2, dtype=np.int64)
-    tails = np.zeros(big + 2, dtype=np.int64)  # one per v in 0..size
-    tail_v = np.zeros(big + 2, dtype=np.int64)
+    if widest > _ROOM:
+        completions = np.empty(6 * widest, dtype=np.int64)
+    c_start = completions[:widest]
+    c_low = completions[widest : 2 * widest]
+    c_len = completions[2 * widest : 3 * widest]
+    h_start = completions[3 * widest : 4 * widest]
+    h_low = completions[4 * widest : 5 * widest]
+    h_len = completions[5 * widest : 6 * widest]
+    c_start[0] = 0
+    c_low[0] = 0
+    c_len[0] = 1
+    cpool[0] = 1
     for i in range(k - 1, -1, -1):
         a0, a1 = lay_ptr[i], lay_ptr[i + 1]
         b0, b1 = lay_ptr[i + 1], lay_ptr[i + 2]
@@ -424,75 +496,81 @@ def count_component(
         size = sizes[i]
         h_len[: a1 - a0] = 0
         h_used = 0
-        for s in range(a0, a1):
-            key = keys[s]
-            lo, hi = _bounds(key, lo0s[i], hi0s[i], o0, o1, prev, oc_pos, oc_cap, shift, mask)
-            n_tails = 0
-            lo_m = 1 << 30
-            hi_m = -1
-            for v in range(lo, hi + 1):
-                nk = _next_key(key, v, q0, q1, prev, src, dec, fval, shift, mask)
-                # binary search among layer i + 1's sorted keys
-                left, right = b0, b1
-                while left < right:
-                    mid = (left + right) // 2
-                    if keys[mid] < nk:
-                        left = mid + 1
-                    else:
-                        right = mid
-                if left == b1 or keys[left] != nk:
-                    continue
-                r = left - b0
-                if c_len[r] == 0:
-                    continue  # no completion from there
-                tails[n_tails] = r
-                tail_v[n_tails] = v
-                n_tails += 1
-                lo_m = min(lo_m, c_low[r] + v)
-                hi_m = max(hi_m, c_low[r] + c_len[r] - 1 + v)
-            if n_tails == 0:
-                continue
-            length = hi_m - lo_m + 1
-            buf[:length] = 0
-            mined[:length] = 0
-            any_mined = False
-            for z in range(n_tails):
-                r = tails[z]
-                v = tail_v[z]
-                w = binom[size, v]
-                base = c_low[r] + v - lo_m
-                if not add_scaled(buf, base, cpool, c_start[r], c_len[r], w):
-                    return FALLBACK, -1, empty, marg
-                if v:  # the completions weighted by the step's mines
-                    if not add_scaled(mined, base, cpool, c_start[r], c_len[r], w * v):
-                        return FALLBACK, -1, empty, marg
-                    any_mined = True
-            hpool = _grow(hpool, h_used, length)
-            hpool[h_used : h_used + length] = buf[:length]
-            h = s - a0
-            h_start[h] = h_used
-            h_low[h] = lo_m
-            h_len[h] = length
-            h_used += length
-            if any_mined:
-                # marginal of group i += this prefix's poly x mined completions
-                p0 = st_start[s]
-                pl = st_low[s]
-                for a in range(st_len[s]):
-                    pa = pool[p0 + a]
-                    if pa == 0:
+        s = a0 - 1
+        while s + 1 < a1:
+            # (the pool grows here, not in the loop below: see the forward
+            # pass; a state's completions span at most width totals)
+            hpool = _grow(hpool, h_used, width)
+            while s + 1 < a1 and h_used + width <= hpool.shape[0]:
+                s += 1
+                key = keys[s]
+                lo, hi = _bounds(key, lo0s[i], hi0s[i], o0, o1, prev, older, plan)
+                n_tails = 0
+                lo_m = 1 << 30
+                hi_m = -1
+                for v in range(lo, hi + 1):
+                    nk = _next_key(key, v, q0, q1, prev, plan)
+                    # binary search among layer i + 1's sorted keys
+                    left, right = b0, b1
+                    while left < right:
+                        mid = (left + right) // 2
+                        if keys[mid] < nk:
+                            left = mid + 1
+                        else:
+                            right = mid
+                    if left == b1 or keys[left] != nk:
                         continue
-                    for b in range(length):
-                        if mined[b] == 0:
+                    r = left - b0
+                    if c_len[r] == 0:
+                        continue  # no completion from there
+                    tails[n_tails] = r
+                    tail_v[n_tails] = v
+                    n_tails += 1
+                    lo_m = min(lo_m, c_low[r] + v)
+                    hi_m = max(hi_m, c_low[r] + c_len[r] - 1 + v)
+                if n_tails == 0:
+                    continue
+                length = hi_m - lo_m + 1
+                buf[:length] = 0
+                mined[:length] = 0
+                any_mined = False
+                for z in range(n_tails):
+                    r = tails[z]
+                    v = tail_v[z]
+                    w = binom[size, v]
+                    base = c_low[r] + v - lo_m
+                    if not add_scaled(buf, base, cpool, c_start[r], c_len[r], w):
+                        return FALLBACK, -1, empty, marg
+                    if v:  # the completions weighted by the step's mines
+                        if not add_scaled(mined, base, cpool, c_start[r], c_len[r], w * v):
+                            return FALLBACK, -1, empty, marg
+                        any_mined = True
+                for b in range(length):
+                    hpool[h_used + b] = buf[b]
+                h = s - a0
+                h_start[h] = h_used
+                h_low[h] = lo_m
+                h_len[h] = length
+                h_used += length
+                if any_mined:
+                    # marginal of group i += this prefix's poly x mined completions
+                    p0 = st_start[s]
+                    pl = st_low[s]
+                    for a in range(st_len[s]):
+                        pa = pool[p0 + a]
+                        if pa == 0:
                             continue
-                        term = checked_mul(pa, mined[b])
-                        if term < 0:
-                            return FALLBACK, -1, empty, marg
-                        at = pl + a + lo_m + b
-                        total = marg[i, at] + term
-                        if total > LIMIT:
-                            return FALLBACK, -1, empty, marg
-                        marg[i, at] = total
+                        for b in range(length):
+                            if mined[b] == 0:
+                                continue
+                            term = checked_mul(pa, mined[b])
+                            if term < 0:
+                                return FALLBACK, -1, empty, marg
+                            at = pl + a + lo_m + b
+                            total = marg[i, at] + term
+                            if total > LIMIT:
+                                return FALLBACK, -1, empty, marg
+                            marg[i, at] = total
         # layer i's completions become the next step's; reuse the old buffers
         c_start, h_start = h_start, c_start
         c_low, h_low = h_low, c_low
@@ -541,20 +619,30 @@ def count_part(
         if fits:
             for x in range(v):
                 layouts = layouts * (size - x) // (x + 1)
-        counts = np.full(1, layouts, dtype=np.int64)
-        marginals = np.full((1, 1), v * layouts, dtype=np.int64)
+        both = np.empty(2, dtype=np.int64)  # (one allocation for the two)
+        both[0] = layouts
+        both[1] = v * layouts
+        counts = both[:1]
+        marginals = both[1:].reshape((1, 1))
         if not fits:
             return EMPTY, 0, 0, 0, 0, counts, marginals
         return OK, -1, v, 0, 0, counts, marginals
-    # the part's inputs in elimination order, numbers renumbered from 0
-    p_sizes = np.empty(k, dtype=np.int64)
-    ptr = np.zeros(k + 1, dtype=np.int64)
+    # the part's inputs in elimination order, numbers renumbered from 0, in
+    # one allocation (a part has at most as many numbers as links)
+    links = 0
+    for x in range(k):
+        g = order[a + x]
+        links += grp_ptr[g + 1] - grp_ptr[g]
+    work = np.empty(2 * k + 1 + 3 * links, dtype=np.int64)
+    p_sizes = work[:k]
+    ptr = work[k : 2 * k + 1]
+    idx = work[2 * k + 1 : 2 * k + 1 + links]
+    ids = work[2 * k + 1 + links : 2 * k + 1 + 2 * links]
+    ptr[0] = 0
     for x in range(k):
         g = order[a + x]
         p_sizes[x] = sizes[g]
         ptr[x + 1] = ptr[x] + grp_ptr[g + 1] - grp_ptr[g]
-    idx = np.empty(ptr[k], dtype=np.int64)
-    ids = np.empty(ptr[k], dtype=np.int64)
     count = 0
     for x in range(k):
         g = order[a + x]
@@ -565,7 +653,7 @@ def count_part(
                 ids[count] = c
                 count += 1
             idx[ptr[x] + p - grp_ptr[g]] = number[c]
-    p_need = np.empty(count, dtype=np.int64)
+    p_need = work[2 * k + 1 + 2 * links : 2 * k + 1 + 2 * links + count]
     for q in range(count):
         p_need[q] = need[ids[q]]
         number[ids[q]] = -1
@@ -623,15 +711,22 @@ def count_parts(
     counted by :func:`count_part`.
     """
     n_todo = todo.shape[0]
-    info = np.zeros((n_todo, 5), dtype=np.int64)
-    values = np.zeros(max(4 * n_todo, 16), dtype=np.int64)
+    # the scratch in one allocation (values and single move out as they grow)
+    n_values = max(4 * n_todo, 16)
+    n_rows = max(n_todo, 4)
+    work = np.empty(5 * n_todo + 3 + need.shape[0] + n_todo + n_values + 3 * n_rows, dtype=np.int64)
+    work[: 5 * n_todo + 3] = 0
+    info = work[: 5 * n_todo].reshape((n_todo, 5))
+    at = 5 * n_todo
+    summary, at = _carve(work, at, 3)
+    number, at = _carve(work, at, need.shape[0])  # renumbering, reset per part
+    number[:] = -1
+    factors, at = _carve(work, at, n_todo)
+    values, at = _carve(work, at, n_values)
     used = 0
-    single = np.zeros((max(n_todo, 4), 3), dtype=np.int64)
+    single = work[at : at + 3 * n_rows].reshape((n_rows, 3))
     n_single = 0
-    factors = np.ones(n_todo, dtype=np.int64)
     n_factors = 0
-    summary = np.zeros(3, dtype=np.int64)
-    number = np.full(need.shape[0], -1, dtype=np.int64)  # renumbering, reset per part
     for t in range(n_todo):
         j = todo[t]
         k = part_ptr[j + 1] - part_ptr[j]
