@@ -59,8 +59,8 @@ def local_rules(
     and last of them while those lie close together, else it takes a list
     of them.  So the work is a few compiled passes over each board plus
     work in proportion to the cells decided, and the memory four bytes per
-    cell of one board and eight per hidden cell, besides the two masks
-    returned.
+    cell of one board and eight per hidden cell and per number next to
+    one (at most eight per cell in all), besides the two masks returned.
 
     Examples
     --------
@@ -104,7 +104,9 @@ def _first_safe(
 # rounds make _MINE, _SAFE or (inconsistent numbers) both; 0 for revealed
 # cells and the padding.  Summed over a cell's eight neighbours, ``kind &
 # _COUNTED`` holds how many are undecided in its low four bits and how many
-# are mines in its high four (neither more than 8).
+# are mines in its high four (neither more than 8).  Two bits live there
+# only within a round: _QUEUED on a number a listed round has taken, _NEW on
+# a cell a dense round has just decided (until it is listed).
 # ``fire``: what a dense round makes a number's undecided neighbours (_MINE
 # if they are all mines, _SAFE if its mines are all known), or 0; a listed
 # round marks there what each undecided cell becomes.  It is all 0 between
@@ -134,9 +136,9 @@ _DENSE_SPAN = 64
 def _fired(counts: int | np.integer[Any], number: np.uint8) -> np.uint8:
     """What a number makes its undecided neighbours: the rule itself.
 
-    ``counts`` is the sum of its neighbours' ``kind & _COUNTED``; all
-    mines if its undecided neighbours are all it still needs, all safe if
-    it needs none (both if the numbers are inconsistent), else 0.
+    ``counts`` is the sum of its neighbours' ``kind & _COUNTED``: _MINE
+    if its undecided neighbours are all it still needs, _SAFE if it needs
+    none, else 0 (a cell becomes both when two numbers disagree).
     """
     n_free, n_mines = np.uint8(counts & _LOW), np.uint8(counts >> 4)
     some = n_free != 0
@@ -190,14 +192,15 @@ def _stack_rules(
     kind, fire, left, right = _scratch(rows, cols)
     # room for the cells the later rounds decide (each once) and the
     # numbers next to them: in proportion to the hidden cells
-    hidden = 0
+    hidden = numbers = 0
     for b in range(k):
         here = 0
         for i in range(n):
             here += boards[b, i] < 0
         hidden = max(hidden, here)
+        numbers = max(numbers, min(n - here, 8 * here))  # each next to a hidden cell
     decided = np.empty(hidden, dtype=np.int64)
-    active = np.empty(min(n, 8 * hidden), dtype=np.int64)
+    active = np.empty(numbers, dtype=np.int64)
     kind_words, fire_words = kind.view(np.uint64), fire.view(np.uint64)
     # Cell i is at p = i + reach in ``kind`` and ``fire`` (``kinds[i]`` and
     # ``fires[i]``), and its neighbours are cells i, i + 1 and i + 2 of the
@@ -361,11 +364,11 @@ def local_rules_stack(
 ) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
     """:func:`local_rules` on a ``(k, rows, cols)`` int8 stack.
 
-    Each round is two compiled passes over the board, a byte a cell: what
-    each number makes its undecided neighbours, given how many are
+    The first round is two compiled passes over the board, a byte a cell:
+    what each number makes its undecided neighbours, given how many are
     undecided and how many mines, then what each undecided cell becomes.
     A later round looks only at the numbers next to the cells the round
-    before decided.
+    before decided: the same passes over the rows between them, or a list.
     """
     safe, mines, _, _, _ = _stack_rules(visible, max_rounds, True)
     return safe.reshape(visible.shape), mines.reshape(visible.shape)
