@@ -864,7 +864,7 @@ def test_kernels_stay_in_bounds(tmp_path: Path) -> None:
             ("test_solver_probe.py", ""),
             (
                 "test_solver_guess.py",
-                "::test_outlook_scans_the_safest_cells_in_the_order_of_its_sort",
+                "::test_outlook_takes_the_safest_cells_in_the_order_of_a_stable_sort",
             ),
             ("test_solver_policy.py", "::test_remembered_safe_cells_match_a_plain_reference"),
         ]
