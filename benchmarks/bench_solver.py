@@ -792,14 +792,15 @@ def plain_hill_guess(cells: np.ndarray, mines: int, a: Any) -> tuple[int, int] |
     """Hill's guess as its rule reads: every candidate's every number
     analysed, death tested cell by cell on whole boards, no early stops."""
     from numsweeper.solver import guess as g
+    from numsweeper.solver.influence import _Influence
 
     p = np.where(cells == H, a.probabilities, np.inf)
-    influence = g._Influence(Analyzer(), cells, mines, a, SolverPolicy().max_states)
+    influence = _Influence(Analyzer(), cells, mines, a, SolverPolicy().max_states)
     hidden_nb = adjacent(cells < 0)
     chosen: dict[bool, tuple[tuple[float, int, int, int], tuple[int, int]]] = {}
     for r, c in g.candidates(cells, p).tolist():
         pr = float(p[r, c])
-        factor = influence.factor(influence.patterns(r, c), pr)
+        factor = influence.factor(r, c, pr)
         top = chosen[True][0][0] if True in chosen else None
         if top is not None and (1 - pr) * factor + 1e-9 < top:
             continue  # the rule's skip, in order of probability
@@ -1004,14 +1005,15 @@ def time_split(games: int, kernels: bool = False) -> dict[str, float]:
     outer call only): the policy, its moves for stuck boards (``choose``),
     Hill's guess and, within it, the look-ahead's probes (``probe``: one
     compiled look or one analysis each), the probes' set-up (``prober``: the structure with the
-    cell shown), the influence factor and its patterns; the exact engine's
+    cell shown), the influence factor and its patterns (which clicks have
+    any); the exact engine's
     probabilities (``probabilities``, probes included), the main analyses
     (``analyze``), the local rules, the endgame search and the forced-pair
     check.  With ``kernels``, also each compiled kernel's own calls (the
     same games; the parts above include them).  Returns the seconds by
     part, with ``wall``.
     """
-    from numsweeper.solver import analysis, guess, lookahead, policy
+    from numsweeper.solver import analysis, influence, lookahead, policy
 
     seconds: dict[str, float] = {}
     depth: dict[str, int] = {}
@@ -1022,8 +1024,8 @@ def time_split(games: int, kernels: bool = False) -> dict[str, float]:
         (lookahead._Prober, "__call__", "probe"),
         (lookahead._Prober, "look", "probe"),
         (lookahead._Prober, "__init__", "prober"),
-        (guess._Influence, "factor", "influence factor"),
-        (guess._Influence, "patterns", "patterns"),
+        (influence._Influence, "factor", "influence factor"),
+        (influence._Influence, "pattern_counts", "patterns"),
         (analysis, "_probabilities", "probabilities"),
         (policy.SolverPolicy, "_analyze", "analyze"),
         (policy, "_first_safe", "local rules"),

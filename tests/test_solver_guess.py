@@ -13,7 +13,7 @@ from numpy.typing import NDArray
 
 import numsweeper as ns
 from numsweeper._kernels import adjacent_counts
-from numsweeper.solver import MAX_STATES, Analyzer, SolverPolicy, analyze, guess
+from numsweeper.solver import MAX_STATES, Analyzer, SolverPolicy, analyze, guess, influence
 from numsweeper.solver.analysis import Analysis
 
 H = int(ns.HIDDEN)
@@ -26,7 +26,7 @@ def prober(cells: NDArray[np.int8], mines: int, cell: Cell) -> guess.Shown:
 
 
 def influence_of(cells: NDArray[np.int8], mines: int, a: Analysis) -> Any:
-    return guess._Influence(Analyzer(), cells, mines, a, MAX_STATES)
+    return influence._Influence(Analyzer(), cells, mines, a, MAX_STATES)
 
 
 def dead_cells(cells: NDArray[np.int8], probabilities: NDArray[np.float64]) -> NDArray[np.bool_]:
@@ -220,8 +220,17 @@ def test_influence_tallies_match_the_listed_layouts() -> None:
             x, y = int(rng.integers(0, rows - 1)), int(rng.integers(0, cols - 1))
             d1, d2 = [(x, y), (x + 1, y + 1)], [(x, y + 1), (x + 1, y)]
             outer = [(x - 1, y - 1), (x - 1, y + 2), (x + 2, y - 1), (x + 2, y + 2)]
-            pattern = influence._pattern(d1, d2, outer)
-            got = influence._tally(*pattern) if pattern is not None else 0.0
+            # the box whose top left the click is, if it holds: mines d1
+            patterns, tallies = influence.tallies(x, y)
+            box = [
+                t
+                for row, t in zip(patterns.tolist(), tallies.tolist(), strict=True)
+                if row[0] == 2
+                and {x * cols + y, (x + 1) * cols + y + 1} <= set(row[3 : 3 + row[1]])
+                and sorted(row[8:10]) == [x * cols + y + 1, (x + 1) * cols + y]
+            ]
+            assert len(box) <= 1
+            got = box[0] if box else 0.0
             on = [(i, j) for i, j in outer if 0 <= i < rows and 0 <= j < cols]
             sure = lay.all(axis=0)  # certain mines
             free = ~lay.any(axis=0)  # certainly safe (or revealed)
@@ -257,7 +266,7 @@ def plain_guess(
     best = dead = None
     for r, c in guess.candidates(cells, p).tolist():
         pr = float(p[r, c])
-        factor = influence.factor(influence.patterns(r, c), pr)
+        factor = influence.factor(r, c, pr)
         if best_key is not None and (1 - pr) * factor + 1e-9 < best_key[0]:
             record[r, c] = "skip"
             continue  # the rule's skip, in order of probability
@@ -462,18 +471,23 @@ def test_influence_factors_match_the_rule_over_listed_layouts() -> None:
     a = analyze(cells, 6)
     influence = influence_of(cells, 6, a)
     pr = float(a.probabilities[0, 5])
-    patterns = influence.patterns(0, 5)
-    assert sum(max(influence._tally(*x) for x in group) for group in patterns if group) > 1 - pr
-    assert influence.factor(patterns, pr) == pytest.approx(plain_factor(cells, lay, 0, 5))
-    assert influence.factor(patterns, pr) == pytest.approx(1 + guess.INFLUENCE)
+    patterns, tallies = influence.tallies(0, 5)
+    best = [max(tallies[patterns[:, 0] == g], default=0.0) for g in range(3)]
+    assert sum(best) > 1 - pr
+    assert influence.factor(0, 5, pr) == pytest.approx(plain_factor(cells, lay, 0, 5))
+    assert influence.factor(0, 5, pr) == pytest.approx(1 + guess.INFLUENCE)
     above = 0
     for cells, mines, lay, a in listed(14, 200):
         influence = influence_of(cells, mines, a)
+        counted = influence_of(cells, mines, a)
+        counted.compiled = False  # (every set counted in Python)
         for r, c in np.argwhere(cells == H).tolist():
             pr = float(a.probabilities[r, c])
-            got = influence.factor(influence.patterns(r, c), pr)
+            got = influence.factor(r, c, pr)
             assert got == pytest.approx(plain_factor(cells, lay, r, c), abs=1e-9)
+            assert got == counted.factor(r, c, pr)
             above += got > 1
+    assert influence.counted_in_python == 0 < counted.counted_in_python
     assert above > 100
 
 

@@ -1,4 +1,4 @@
-"""The influence factor's compiled counts (solver/probe.py, guess.py): the same floats."""
+"""The influence factor's compiled counts (solver/influence.py, probe.py): the same floats."""
 
 from __future__ import annotations
 
@@ -9,12 +9,11 @@ import pytest
 from numpy.typing import NDArray
 
 import numsweeper as ns
-from numsweeper.solver import MAX_STATES, Analyzer, SolverPolicy, analyze, guess
+from numsweeper.solver import MAX_STATES, Analyzer, SolverPolicy, analyze, influence
 from numsweeper.solver._jit import frozen
 
 H = int(ns.HIDDEN)
 Cell = tuple[int, int]
-Patterns = list[list[tuple[frozenset[Cell], list[Cell]]]]
 
 
 class Position:
@@ -23,14 +22,15 @@ class Position:
     def __init__(self, cells: NDArray[np.int8], mines: int) -> None:
         self.cells, self.mines = cells.copy(), mines
         self.counts: list[frozenset[Cell]] = []
-        self.factors: list[tuple[Patterns, float]] = []
+        self.factors: list[tuple[int, int, float]] = []
 
 
 @pytest.fixture(scope="module")
 def expert_positions() -> list[Position]:
     """Every influence count and factor of the guesses in 30 expert games."""
     found: list[Position] = []
-    made, count, factor = guess._Influence.__init__, guess._Influence.count, guess._Influence.factor
+    made, count = influence._Influence.__init__, influence._Influence.count
+    factor = influence._Influence.factor
 
     def recording_init(self: Any, engine: Any, cells: Any, mines: int, *args: Any) -> None:
         made(self, engine, cells, mines, *args)
@@ -41,14 +41,15 @@ def expert_positions() -> list[Position]:
         self.recorded.counts.append(xs)
         return count(self, xs)  # type: ignore[no-any-return]
 
-    def recording_factor(self: Any, patterns: Patterns, p: float) -> float:
-        self.recorded.factors.append((patterns, p))
-        return factor(self, patterns, p)  # type: ignore[no-any-return]
+    def recording_factor(self: Any, r: int, c: int, p: float) -> float:
+        self.recorded.factors.append((r, c, p))
+        self.compiled = False  # (every set the factor counts, recorded)
+        return factor(self, r, c, p)  # type: ignore[no-any-return]
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(guess._Influence, "__init__", recording_init)
-        patch.setattr(guess._Influence, "count", recording_count)
-        patch.setattr(guess._Influence, "factor", recording_factor)
+        patch.setattr(influence._Influence, "__init__", recording_init)
+        patch.setattr(influence._Influence, "count", recording_count)
+        patch.setattr(influence._Influence, "factor", recording_factor)
         rows, cols, mines = ns.PRESETS["expert"]
         solver = SolverPolicy("safe")
         ns.simulate(30, rows, cols, mines, policy=solver, first_click="safe", seed=5, workers=1)
@@ -59,9 +60,9 @@ def numpy_count(influence: Any, xs: frozenset[Cell]) -> float:
     """The count as it was before the kernels: the engine's layouts in Python
     integers, their shares as ``int / int``, and numpy's loop over the cells
     off the frontier."""
-    if any(influence.kind[x][y] == 3 for x, y in xs):
+    if any(influence.kind[x, y] == 3 for x, y in xs):
         return 0.0
-    xf = frozenset((x, y) for x, y in xs if influence.on_front[x][y])
+    xf = frozenset((x, y) for x, y in xs if influence.front[x, y])
     d = influence._counted(xf)
     if d is None:
         return 0.0
@@ -76,9 +77,10 @@ def influences(cells: NDArray[np.int8], mines: int, max_states: int = MAX_STATES
     """The position's influence, and one that counts as before (both fresh)."""
     engine = Analyzer()
     a = engine.analyze(cells, mines, max_states=max_states)
-    new = guess._Influence(engine, cells, mines, a, max_states)
-    old = guess._Influence(Analyzer(), cells, mines, a, max_states)
+    new = influence._Influence(engine, cells, mines, a, max_states)
+    old = influence._Influence(Analyzer(), cells, mines, a, max_states)
     old.count = lambda xs: numpy_count(old, xs)
+    old.compiled = False
     return new, old
 
 
@@ -87,8 +89,10 @@ def test_influence_of_expert_games_is_the_engines_bit_for_bit(
 ) -> None:
     # Every count and factor the guess asked for in 30 games: the compiled
     # shares and loop give the floats the Python integers and numpy gave,
-    # and the kernel answers nearly every set itself.
-    compiled = fallback = n_counts = n_factors = 0
+    # both set by set and in the factor's one compiled call.  The kernels
+    # answer nearly every set themselves, and every factor of a position
+    # whose parts all count plainly.
+    compiled = fallback = n_counts = n_factors = in_python = not_plain = 0
     for position in expert_positions:
         new, old = influences(position.cells, position.mines)
         assert new.a.exact
@@ -97,16 +101,22 @@ def test_influence_of_expert_games_is_the_engines_bit_for_bit(
             assert type(got) is float
             assert got == old.count(xs), (xs, got, old.count(xs))
             n_counts += 1
-        for patterns, p in position.factors:
-            assert new.factor(patterns, p) == old.factor(patterns, p)
+        for r, c, p in position.factors:
+            got = new.factor(r, c, p)
+            assert type(got) is float
+            assert got == old.factor(r, c, p), (r, c, p)
             n_factors += 1
         for xf in new.dists:
             if new.given.look(xf) is None:
                 fallback += 1
             else:
                 compiled += 1
+        in_python += new.counted_in_python
+        if new._given().shares_args() is None:
+            not_plain += len(position.factors)
     assert n_counts > 3000 and n_factors > 500, (n_counts, n_factors)
     assert fallback < 0.05 * compiled, (compiled, fallback)
+    assert in_python == not_plain < 0.1 * n_factors, (in_python, not_plain, n_factors)
 
 
 def test_the_off_frontier_cells_are_counted_in_numpys_order() -> None:
@@ -122,7 +132,7 @@ def test_the_off_frontier_cells_are_counted_in_numpys_order() -> None:
                 want = share
                 for i in range(off):
                     want = want * np.maximum(m - ks - i, 0) / (u - i)
-                got = guess.off_frontier_share(frozen(ks), frozen(share), m, u, off)
+                got = influence.off_frontier_share(frozen(ks), frozen(share), m, u, off)
                 assert got == float(want.sum())
 
 
@@ -154,6 +164,11 @@ def test_a_huge_open_area_falls_back_where_int64_ends(pairs: int, compiled: bool
         xf = frozenset(x for x in xs if x[0] == 1)
         assert new.count(frozenset(xs)) == old.count(frozenset(xs))
         assert (new.given.look(xf) is not None) == compiled
+    # the factors too, in one compiled call each or set by set
+    p = new.a.probabilities
+    for r, c in [(1, 0), (1, 1), (1, 4), (2, 2), (30, 3)]:
+        assert new.factor(r, c, float(p[r, c])) == old.factor(r, c, float(p[r, c]))
+    assert (new.counted_in_python == 0) == compiled
 
 
 def test_a_count_past_the_guard_falls_back() -> None:
@@ -171,3 +186,22 @@ def test_a_count_past_the_guard_falls_back() -> None:
     assert not new.a.exact
     assert new.count(frozenset([(r, c)])) == old.count(frozenset([(r, c)]))
     assert new.given is None or new.given.parts is None
+
+
+def test_a_full_table_of_counts_still_counts(
+    expert_positions: list[Position], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The compiled counts keep at most 3/4 of their table: with four slots,
+    # three sets are kept and the rest counted afresh each time, the same
+    # floats.
+    monkeypatch.setattr(influence, "_TABLE", 4)
+    checked = 0
+    for position in expert_positions[:40]:
+        new, old = influences(position.cells, position.mines)
+        for r, c, p in position.factors:
+            assert new.factor(r, c, p) == old.factor(r, c, p)
+            checked += 1
+        if new.table is not None:
+            keys, _, used = new.table
+            assert len(keys) == 4 and used[0] == 3
+    assert checked > 20

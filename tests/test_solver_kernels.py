@@ -855,7 +855,7 @@ def test_kernels_stay_in_bounds(tmp_path: Path) -> None:
     # corrupt memory silently.  Run this module's comparisons again with
     # numba's bounds checking on (compiled afresh into a scratch cache),
     # and those of the kernels tested elsewhere: the probes, the outlook's
-    # scan and the remembered safe cells.
+    # scan, the remembered safe cells and the influence factor.
     env = {"NUMBA_BOUNDSCHECK": "1", "NUMBA_CACHE_DIR": str(tmp_path)}
     here = Path(__file__).parent
     others = [
@@ -867,6 +867,8 @@ def test_kernels_stay_in_bounds(tmp_path: Path) -> None:
                 "::test_outlook_takes_the_safest_cells_in_the_order_of_a_stable_sort",
             ),
             ("test_solver_policy.py", "::test_remembered_safe_cells_match_a_plain_reference"),
+            ("test_solver_influence.py", ""),
+            ("test_solver_guess.py", "::test_influence_factors_match_the_rule_over_listed_layouts"),
         ]
     ]
     run = subprocess.run(

@@ -45,15 +45,14 @@ from collections.abc import Callable
 from typing import Protocol
 
 import numpy as np
-from numba import types as nt
 from numpy.typing import NDArray
 
 from .._constants import FLAG, HIDDEN
 from .._kernels import adjacent_counts
 from ..errors import InvalidBoardError
-from ._jit import frozen, helper, kernel, readonly
+from ._jit import frozen
 from .analysis import Analysis, Analyzer
-from .counting import Poly
+from .influence import INFLUENCE, _Influence
 from .probe import outlook
 
 __all__ = [
@@ -67,8 +66,6 @@ __all__ = [
 
 #: Candidates: cells whose safety is at least this share of the best one's.
 WINDOW = 0.9
-#: Weight of the 50/50 influence.
-INFLUENCE = 0.9
 #: Weight of the chance that a click leaves a living certainly safe cell
 #: (progress): a factor ``1 + PROGRESS * P`` that separates near-equal scores.
 PROGRESS = 0.001
@@ -78,8 +75,6 @@ _FEW_OFF = 30
 MAX_CANDIDATES = 100
 
 Cell = tuple[int, int]
-#: Frontier mine totals, their shares of all layouts, and the mines left.
-_Dist = tuple[NDArray[np.float64], NDArray[np.float64], int]
 
 
 class Shown(Protocol):
@@ -105,311 +100,6 @@ class Shown(Protocol):
 #: :class:`Shown`, or a plain function of the number that returns the analysis
 #: (every number is then analysed in full).
 Prober = Callable[[NDArray[np.int8], int, Cell], "Shown | Callable[[int], Analysis]"]
-
-
-class Given(Protocol):
-    """A position's layouts given that some frontier cells are mines (:meth:`Analyzer.given`)."""
-
-    def __call__(self, given: frozenset[Cell]) -> tuple[Poly, int] | None:
-        """The frontier's layouts by mine total and the mines left, or None."""
-        ...
-
-    def look(self, given: frozenset[Cell]) -> _Dist | None:
-        """Those layouts' shares of the position's, compiled, or None.
-
-        ``(ks, share, m)``, read-only: the totals with room off the
-        frontier for the rest of the ``m`` mines left (none if no layout),
-        and ``layouts(k) * C(u, m - k) / layouts`` for each; None where
-        only the call itself can tell.
-        """
-        ...
-
-
-#: numpy sums runs of at most this many floats in one loop (``PW_BLOCKSIZE``).
-_NUMPY_BLOCK = 128
-
-
-@helper
-def _block_sum(a: NDArray[np.float64], start: int, n: int) -> float:
-    """``a[start:start + n].sum()`` as numpy adds a run of at most 128 floats.
-
-    Below 8 terms in order; else in eight interleaved sums, added in
-    pairs, then the terms past the last multiple of 8 in order.
-    """
-    if n < 8:
-        total: float = 0.0
-        for i in range(start, start + n):
-            total += a[i]
-        return total
-    r = a[start : start + 8].copy()
-    i = start + 8
-    end = start + n - n % 8
-    while i < end:
-        for j in range(8):
-            r[j] += a[i + j]
-        i += 8
-    total = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
-    while i < start + n:
-        total += a[i]
-        i += 1
-    return total
-
-
-@helper
-def _pairwise_sum(a: NDArray[np.float64]) -> float:
-    """``a.sum()`` as numpy adds a contiguous float array: the same float.
-
-    numpy splits a run of more than 128 terms in two (the first half a
-    multiple of 8 terms), sums each half so, and adds the two sums; this
-    walks that tree with a stack (a compiled recursion does not cache).
-    """
-    start = np.zeros(64, dtype=np.int64)  # (each level at most halves the run)
-    length = np.zeros(64, dtype=np.int64)
-    first = np.zeros(64)  # the first half's sum, once known
-    stage = np.zeros(64, dtype=np.int64)  # 0 new, 1 first half pending, 2 second
-    length[0] = a.shape[0]
-    top = 0
-    value = 0.0
-    back = False  # value is the sum of the run just finished
-    while top >= 0:
-        n = length[top]
-        half = n // 2 - n // 2 % 8
-        if back and stage[top] == 1:
-            first[top], stage[top] = value, 2
-            top += 1
-            start[top], length[top], stage[top] = start[top - 1] + half, n - half, 0
-            back = False
-        elif back:
-            value = first[top] + value
-            top -= 1
-        elif n <= _NUMPY_BLOCK:
-            value = _block_sum(a, start[top], n)
-            top -= 1
-            back = True
-        else:
-            stage[top] = 1
-            top += 1
-            start[top], length[top], stage[top] = start[top - 1], half, 0
-    return value
-
-
-@kernel(readonly(nt.float64[::1]), readonly(nt.float64[::1]), nt.int64, nt.int64, nt.int64)
-def off_frontier_share(
-    ks: NDArray[np.float64], share: NDArray[np.float64], m: int, u: int, off: int
-) -> float:
-    """The share of the layouts in which ``off`` more cells, off the frontier, are mines too.
-
-    Parameters
-    ----------
-    ks, share : ndarray of float64, shape (t,)
-        Frontier mine totals and the share of the layouts with each (and
-        some cells mines), as :meth:`Given.look` gives them.
-    m : int
-        The mines left for the rest of the frontier and the cells off it.
-    u : int
-        Cells off the frontier (at least ``off``).
-    off : int
-        How many of them must be mines.
-
-    Returns
-    -------
-    float
-        ``sum_k share[k] * C(u - off, m - k - off) / C(u, m - k)``: each
-        share times ``(m - k - i) / (u - i)`` for ``i < off`` in turn (0 if
-        negative), then summed as numpy sums, so the float is the one that
-        numpy's array operations give.
-    """
-    out = share.copy()
-    for i in range(off):
-        for j in range(out.shape[0]):
-            out[j] = out[j] * max(m - ks[j] - i, 0.0) / (u - i)
-    return _pairwise_sum(out)
-
-
-class _Influence:
-    """Hill's 50/50 influence of each click in one position.
-
-    Counts are shares of the position's layouts, as floats.  A set of cells
-    is split into its frontier part, whose layouts by mine total are counted
-    given those cells are mines (:meth:`Analyzer.given`, on the position's
-    own structure; cached per set), and its off-frontier part, counted in
-    closed form over the frontier's mine totals (:func:`off_frontier_share`).
-    Where the analysis is exact, the frontier part's shares come from one
-    compiled call that counts again only the parts its cells are in
-    (:meth:`Given.look`), the same floats.  The totals are summed in
-    increasing order (as numpy sums an array), so the floats do not depend
-    on the order in which a count lists them.
-    """
-
-    def __init__(
-        self, engine: Analyzer, cells: NDArray[np.int8], mines: int, a: Analysis, max_states: int
-    ) -> None:
-        self.engine, self.cells, self.mines, self.a = engine, cells, mines, a
-        self.rows, self.cols = cells.shape
-        self.revealed = cells >= 0
-        self.front = ~self.revealed & (adjacent_counts(self.revealed) > 0)
-        self.certain = np.zeros(cells.shape, dtype=bool)
-        self.certain[tuple(a.mines.T)] = True
-        self.safe = np.zeros(cells.shape, dtype=bool)
-        self.safe[tuple(a.safe.T)] = True
-        # per cell, as plain lists (fast to index one cell at a time):
-        # 0 revealed, 1 undecided, 2 certain mine, 3 certainly safe
-        kind = np.where(self.certain, 2, np.where(self.safe, 3, 1))
-        self.kind: list[list[int]] = np.where(self.revealed, 0, kind).tolist()
-        self.on_front: list[list[bool]] = self.front.tolist()
-        self.max_states = max_states
-        self.given: Given | None = None
-        self.counts: dict[tuple[frozenset[Cell], int], float] = {}
-        self.dists: dict[frozenset[Cell], _Dist | None] = {}
-
-    def _dist(self, xf: frozenset[Cell]) -> _Dist | None:
-        """Frontier mine totals, their shares of all layouts with ``xf`` all mines, mines left.
-
-        Compiled (:meth:`Given.look`) where the position's analysis is
-        exact and the kernel can tell, else from the exact engine's layouts
-        (the same floats); None (or no totals) where no layout has ``xf``
-        all mines.
-        """
-        if xf in self.dists:
-            return self.dists[xf]
-        d = None
-        if self.a.exact:  # (the kernel's shares are of the exact layouts)
-            d = self._given().look(xf)
-        if d is None:
-            d = self._counted(xf)
-        self.dists[xf] = d
-        return d
-
-    def _given(self) -> Given:
-        """The engine's layouts given cells are mines (made on first use)."""
-        if self.given is None:
-            self.given = self.engine.given(self.cells, self.mines, self.max_states)
-        return self.given
-
-    def _counted(self, xf: frozenset[Cell]) -> _Dist | None:
-        """:meth:`_dist` from the exact engine's layouts, in Python integers."""
-        # the frontier's layouts by mine total with xf all mines, and the mines left
-        layouts: tuple[Poly, int] | None = None
-        if not xf:
-            layouts = self.a.frontier_mines, self.a.mines_left
-        elif self._fits(xf):
-            layouts = self._given()(xf)
-        if layouts is None:
-            return None
-        (frontier, m), u, total = layouts, self.a.unconstrained, self.a.layouts
-        ks = [k for k in sorted(frontier) if 0 <= m - k <= u]
-        share = [frontier[k] * math.comb(u, m - k) / total for k in ks]
-        return frozen(np.array(ks, dtype=np.float64)), frozen(np.array(share, dtype=np.float64)), m
-
-    def _fits(self, xf: frozenset[Cell]) -> bool:
-        """Whether every number next to ``xf`` can take all of ``xf`` as mines."""
-        rows, cols = self.rows, self.cols
-        seen: set[Cell] = set()
-        for x, y in xf:
-            for i in range(max(x - 1, 0), min(x + 2, rows)):
-                for j in range(max(y - 1, 0), min(y + 2, cols)):
-                    if self.revealed[i, j] and (i, j) not in seen:
-                        seen.add((i, j))
-                        n = int(self.certain[max(i - 1, 0) : i + 2, max(j - 1, 0) : j + 2].sum())
-                        n += sum(
-                            1
-                            for p, q in xf
-                            if abs(p - i) <= 1 and abs(q - j) <= 1 and not self.certain[p, q]
-                        )
-                        if n > self.cells[i, j]:
-                            return False
-        return True
-
-    def count(self, xs: frozenset[Cell]) -> float:
-        """Share of the layouts in which every cell of ``xs`` is a mine."""
-        if any(self.kind[x][y] == 3 for x, y in xs):
-            return 0.0
-        xf = frozenset((x, y) for x, y in xs if self.on_front[x][y])
-        # off-frontier cells are all alike: only how many of them counts
-        key = xf, len(xs) - len(xf)
-        v = self.counts.get(key)
-        if v is None:
-            d = self._dist(xf)
-            v = 0.0 if d is None else off_frontier_share(*d, self.a.unconstrained, key[1])
-            self.counts[key] = v
-        return v
-
-    def _pattern(
-        self, mine_set: list[Cell], safe_set: list[Cell], outer: list[Cell]
-    ) -> tuple[frozenset[Cell], list[Cell]] | None:
-        """The cells that must be mines (with the hidden ``outer`` ones), or None.
-
-        None when some number can tell the pattern's cells apart (a revealed
-        ``outer`` cell), more than three ``outer`` cells are hidden, or a
-        pattern cell is off the board, revealed or certain.
-        """
-        rows, cols, kind = self.rows, self.cols, self.kind
-        missing = []
-        for x, y in outer:
-            if not (0 <= x < rows and 0 <= y < cols) or kind[x][y] == 2:
-                continue
-            if kind[x][y] == 0:
-                return None
-            missing.append((x, y))
-        if len(missing) > 3:
-            return None
-        for x, y in mine_set + safe_set:
-            if not (0 <= x < rows and 0 <= y < cols) or kind[x][y] != 1:
-                return None
-        return frozenset(missing) | frozenset(mine_set), safe_set
-
-    def _tally(self, xs: frozenset[Cell], safe_set: list[Cell]) -> float:
-        """Share of layouts with ``xs`` all mines and ``safe_set`` all safe."""
-        t = self.count(xs)
-        if t == 0.0:
-            return 0.0
-        for s in safe_set:
-            t -= self.count(xs | {s})
-        if len(safe_set) == 2:
-            t += self.count(xs | frozenset(safe_set))
-        return t
-
-    def patterns(self, r: int, c: int) -> list[list[tuple[frozenset[Cell], list[Cell]]]]:
-        """The would-be 50/50s that clicking ``(r, c)`` could settle.
-
-        Three lists: horizontal pairs, vertical pairs and 2 x 2 boxes that
-        hold the cell, with the cell a mine.
-        """
-        rc = (r, c)
-        rows, cols = self.rows, self.cols
-
-        def pair(x: int, y: int, dx: int, dy: int) -> tuple[frozenset[Cell], list[Cell]] | None:
-            # the cells (x, y) and (x + dx, y + dy); outer: the rows/columns beyond
-            other = (x + dx, y + dy) if (x, y) == rc else (x, y)
-            if dx:
-                outer = [(x - 1, y + k) for k in (-1, 0, 1)] + [(x + 2, y + k) for k in (-1, 0, 1)]
-            else:
-                outer = [(x + k, y - 1) for k in (-1, 0, 1)] + [(x + k, y + 2) for k in (-1, 0, 1)]
-            return self._pattern([rc], [other], outer)
-
-        def box(x: int, y: int) -> tuple[frozenset[Cell], list[Cell]] | None:
-            if not (0 <= x < rows - 1 and 0 <= y < cols - 1):
-                return None
-            d1, d2 = [(x, y), (x + 1, y + 1)], [(x, y + 1), (x + 1, y)]
-            mine_set, safe_set = (d1, d2) if rc in d1 else (d2, d1)
-            outer = [(x - 1, y - 1), (x - 1, y + 2), (x + 2, y - 1), (x + 2, y + 2)]
-            return self._pattern(mine_set, safe_set, outer)
-
-        found = (
-            [pair(r, c, 0, 1), pair(r, c - 1, 0, 1)],
-            [pair(r, c, 1, 0), pair(r - 1, c, 1, 0)],
-            [box(r, c), box(r - 1, c), box(r, c - 1), box(r - 1, c - 1)],
-        )
-        return [[x for x in group if x is not None] for group in found]
-
-    def factor(self, patterns: list[list[tuple[frozenset[Cell], list[Cell]]]], p: float) -> float:
-        """The influence factor of a click of mine probability ``p`` with these patterns."""
-        if p <= 0.0 or p >= 1.0:
-            return 1.0
-        infl = sum(max((self._tally(*x) for x in group), default=0.0) for group in patterns)
-        if infl <= 0.0:
-            return 1.0
-        return 1.0 + INFLUENCE * min(infl, p, 1.0 - p) / (1.0 - p)
 
 
 def candidates(cells: NDArray[np.int8], p: NDArray[np.float64]) -> NDArray[np.intp]:
@@ -552,16 +242,16 @@ def hill_guess(
     best: Cell | None = None
     dead_key: tuple[float, int, int, int] | None = None
     dead: Cell | None = None
-    for r, c in rc.tolist():
+    n_patterns = influence.pattern_counts(rc).tolist()
+    for (r, c), has_patterns in zip(rc.tolist(), n_patterns, strict=True):
         pr = float(p[r, c])
         unseen = 1.0 - pr
         top = best_key[0] if best_key is not None else -1.0
-        # The influence factor costs analyses: it is counted only when it
+        # The influence factor costs counts: it is counted only when it
         # decides something, between its bounds 1 and ``most``.
-        patterns = influence.patterns(r, c)
         factor: float | None = 1.0
         most = 1.0
-        if any(patterns) and 0.0 < pr < 1.0:
+        if has_patterns and 0.0 < pr < 1.0:
             factor, most = None, 1.0 + INFLUENCE * min(pr, unseen) / unseen
         if best_key is not None:
             # skip the click if its safety times influence cannot reach the
@@ -571,7 +261,7 @@ def hill_guess(
                     record[r, c] = "skip"
                 continue
             if factor is None and unseen + 1e-9 < top:
-                factor = influence.factor(patterns, pr)
+                factor = influence.factor(r, c, pr)
             if factor is not None and unseen * factor + 1e-9 < top:
                 if record is not None:
                     record[r, c] = "skip"
@@ -597,7 +287,7 @@ def hill_guess(
                     record[r, c] = "stop"
                 break
             if exact and factor is None and reach < top:
-                factor = influence.factor(patterns, pr)
+                factor = influence.factor(r, c, pr)
                 if reach * factor < top:
                     if record is not None:
                         record[r, c] = "stop"
@@ -626,7 +316,7 @@ def hill_guess(
             reached += weight * (4 * s1 + s2) / 5
         else:
             if factor is None:
-                factor = influence.factor(patterns, pr)
+                factor = influence.factor(r, c, pr)
             score = progress = 0.0
             for n in sorted(seen):  # summed in order of number: the same floats every time
                 weight, blend, live_safe = seen[n]

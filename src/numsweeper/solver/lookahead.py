@@ -17,7 +17,7 @@ from __future__ import annotations
 import bisect
 import math
 from collections.abc import Collection
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -332,9 +332,8 @@ class _Given:
         >>> ks.tolist(), share.tolist(), m
         ([0.0], [0.3333333333333333], 1)
         """
-        if not self.parts_counted:
-            self.parts, self.parts_counted = self._parts(), True
-        if self.parts is None:
+        args = self.shares_args()
+        if args is None:
             return None
         rows, cols = self.cells.shape
         flat = []
@@ -342,23 +341,40 @@ class _Given:
             if not (0 <= r < rows and 0 <= c < cols):
                 return None
             flat.append(r * cols + c)
+        sizes, grp_ptr, grp_idx, part_ptr, order, need, info, values, front, groups, *rest = args
+        status, ks, share, m = given_shares(
+            sizes, grp_ptr, grp_idx, part_ptr, order, need, info, values, front, groups,
+            frozen(np.array(flat, dtype=np.int64)), *rest,
+        )  # fmt: skip
+        if status != OK:
+            return None
+        return frozen(ks), frozen(share), int(m)
+
+    def shares_args(self) -> tuple[Any, ...] | None:
+        """:func:`~numsweeper.solver.probe.given_shares`' arguments but ``given``, or None.
+
+        The structure, the numbers, every part counted (on first use),
+        the frontier and its groups, then the mines, the cells off the
+        frontier and the guard; None where a part is not counted plainly
+        (:meth:`look` never applies then).
+        """
+        if not self.parts_counted:
+            self.parts, self.parts_counted = self._parts(), True
+        if self.parts is None:
+            return None
         shape = self.shape
         info, values = self.parts
-        status, ks, share, m = given_shares(
+        return (
             *shape.count_args,
             self.need_view,
             info,
             values,
             shape.front_flat,
             shape.group_of,
-            frozen(np.array(flat, dtype=np.int64)),
             self.total,
             shape.unconstrained,
             min(self.max_states, 2**62),  # (int64)
         )
-        if status != OK:
-            return None
-        return frozen(ks), frozen(share), int(m)
 
     def _parts(self) -> tuple[NDArray[np.int64], NDArray[np.int64]] | None:
         """Every part of the position counted (None if one is not counted plainly)."""

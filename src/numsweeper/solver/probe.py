@@ -31,10 +31,10 @@ import numpy as np
 from numba import types as nt
 from numpy.typing import NDArray
 
-from ._jit import helper, kernel, readonly
+from ._jit import helper, kernel, readonly, subroutine
 from .counting import EMPTY, FALLBACK, LIMIT, OK, add_scaled, checked_mul, count_part
 
-__all__ = ["given_shares", "outlook", "probe_outlook"]
+__all__ = ["given_shares", "outlook", "probe_outlook", "shares_given"]
 
 #: Integers below this convert to floats exactly.
 _EXACT_FLOATS = 2**53
@@ -624,13 +624,8 @@ def _no_shares(status: int, m: int) -> tuple[int, NDArray[np.float64], NDArray[n
     return status, np.empty(0), np.empty(0), m
 
 
-@kernel(
-    *[readonly(nt.int64[::1])] * 6,  # the structure and the numbers
-    readonly(nt.int64[:, ::1]),  # the counted parts
-    *[readonly(nt.int64[::1])] * 4,
-    *[nt.int64] * 3,
-)
-def given_shares(
+@subroutine
+def shares_given(
     sizes: NDArray[np.int64],
     grp_ptr: NDArray[np.int64],
     grp_idx: NDArray[np.int64],
@@ -646,57 +641,7 @@ def given_shares(
     unconstrained: int,
     max_states: int,
 ) -> tuple[int, NDArray[np.float64], NDArray[np.float64], int]:
-    """The shares of a position's layouts with some frontier cells all mines.
-
-    Parameters
-    ----------
-    sizes, grp_ptr, grp_idx, part_ptr, order : ndarray of int64
-        The position's structure, as :func:`~numsweeper.solver.counting.
-        count_parts` takes it.
-    need : ndarray of int64, shape (n_cons,)
-        What each number shows.
-    info, values : ndarray of int64
-        Every part of the position counted, as :func:`~numsweeper.solver.
-        counting.count_parts` gives them (``todo`` all parts in order).
-    front_flat, group_of : ndarray of intp, shape (n_front,)
-        The frontier cells (flat indices) and their groups.
-    given : ndarray of int64, shape (x,)
-        The cells that are mines (flat indices).
-    mines : int
-        Total mine count (flags count as hidden cells).
-    unconstrained : int
-        Hidden cells next to no number.
-    max_states : int
-        The guard on the counts of the parts the given cells are in.
-
-    Returns
-    -------
-    status : int
-        :data:`~numsweeper.solver.counting.OK`, or ``FALLBACK`` if the
-        answer needs the exact engine (a part not counted plainly, a given
-        cell repeated or off the frontier, an integer past the bounds of
-        the module notes); the rest is then meaningless.
-    ks : ndarray of float64, shape (t,)
-        The mine totals ``k`` of the rest of the frontier with the given
-        cells all mines, increasing, each with a layout and room off the
-        frontier for the ``m - k`` mines left; none if no layout has the
-        given cells all mines.
-    share : ndarray of float64, shape (t,)
-        For each, ``layouts(k) * C(u, m - k) / layouts``: the share of the
-        position's layouts (``u`` its unconstrained cells).
-    m : int
-        The mines besides the given cells.
-
-    Notes
-    -----
-    The given cells come out of their groups and out of the needs of
-    their numbers (:meth:`Analyzer.given`'s count), so only the parts they
-    are in are counted again.  The parts of one mine total that they are
-    not in are a factor and a shift, the same with and without them, so
-    both the layouts and the position's are left without that factor.
-    Totals count the given cells as mines, so that one set of weights
-    (:func:`_weights`, over both ranges) serves both.
-    """
+    """:func:`given_shares` for the arrays of any kernel (``given`` writable too)."""
     n_parts = part_ptr.shape[0] - 1
     x = given.shape[0]
     m = mines - x
@@ -784,3 +729,82 @@ def given_shares(
             share[n] = ratio
             n += 1
     return OK, ks[:n], share[:n], m
+
+
+@kernel(
+    *[readonly(nt.int64[::1])] * 6,  # the structure and the numbers
+    readonly(nt.int64[:, ::1]),  # the counted parts
+    *[readonly(nt.int64[::1])] * 4,
+    *[nt.int64] * 3,
+)
+def given_shares(
+    sizes: NDArray[np.int64],
+    grp_ptr: NDArray[np.int64],
+    grp_idx: NDArray[np.int64],
+    part_ptr: NDArray[np.int64],
+    order: NDArray[np.int64],
+    need: NDArray[np.int64],
+    info: NDArray[np.int64],
+    values: NDArray[np.int64],
+    front_flat: NDArray[np.intp],
+    group_of: NDArray[np.intp],
+    given: NDArray[np.int64],
+    mines: int,
+    unconstrained: int,
+    max_states: int,
+) -> tuple[int, NDArray[np.float64], NDArray[np.float64], int]:
+    """The shares of a position's layouts with some frontier cells all mines.
+
+    Parameters
+    ----------
+    sizes, grp_ptr, grp_idx, part_ptr, order : ndarray of int64
+        The position's structure, as :func:`~numsweeper.solver.counting.
+        count_parts` takes it.
+    need : ndarray of int64, shape (n_cons,)
+        What each number shows.
+    info, values : ndarray of int64
+        Every part of the position counted, as :func:`~numsweeper.solver.
+        counting.count_parts` gives them (``todo`` all parts in order).
+    front_flat, group_of : ndarray of intp, shape (n_front,)
+        The frontier cells (flat indices) and their groups.
+    given : ndarray of int64, shape (x,)
+        The cells that are mines (flat indices).
+    mines : int
+        Total mine count (flags count as hidden cells).
+    unconstrained : int
+        Hidden cells next to no number.
+    max_states : int
+        The guard on the counts of the parts the given cells are in.
+
+    Returns
+    -------
+    status : int
+        :data:`~numsweeper.solver.counting.OK`, or ``FALLBACK`` if the
+        answer needs the exact engine (a part not counted plainly, a given
+        cell repeated or off the frontier, an integer past the bounds of
+        the module notes); the rest is then meaningless.
+    ks : ndarray of float64, shape (t,)
+        The mine totals ``k`` of the rest of the frontier with the given
+        cells all mines, increasing, each with a layout and room off the
+        frontier for the ``m - k`` mines left; none if no layout has the
+        given cells all mines.
+    share : ndarray of float64, shape (t,)
+        For each, ``layouts(k) * C(u, m - k) / layouts``: the share of the
+        position's layouts (``u`` its unconstrained cells).
+    m : int
+        The mines besides the given cells.
+
+    Notes
+    -----
+    The given cells come out of their groups and out of the needs of
+    their numbers (:meth:`Analyzer.given`'s count), so only the parts they
+    are in are counted again.  The parts of one mine total that they are
+    not in are a factor and a shift, the same with and without them, so
+    both the layouts and the position's are left without that factor.
+    Totals count the given cells as mines, so that one set of weights
+    (:func:`_weights`, over both ranges) serves both.
+    """
+    return shares_given(
+        sizes, grp_ptr, grp_idx, part_ptr, order, need, info, values,
+        front_flat, group_of, given, mines, unconstrained, max_states,
+    )  # fmt: skip
