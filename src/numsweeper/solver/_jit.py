@@ -3,24 +3,59 @@
 Every hot routine of the solver is written once, as a numba kernel beside
 the Python code that calls it.  :func:`kernel` compiles one when its module
 is imported, for the argument types it names, and numba keeps the machine
-code in its on-disk cache (``__pycache__`` next to the module), so the
-compile happens once per install (about a minute for all of them) and
-later processes load the kernels in a fraction of a second.  While a kernel
-compiles, a line on stderr says so.
+code in its on-disk cache, so the compile happens once per install (about a
+minute for all of them) and later processes load the kernels in a fraction
+of a second.  While a kernel compiles, a line on stderr says so.
+
+The cache is keyed on all of the package's sources.  numba checks a cached
+kernel only against its own module's source, but our kernels inline or
+call helpers from other modules (probe.py's call counting.py's, endgame.py
+inlines structure.py's): an edit of counting.py alone would leave the old
+machine code in probe.py's kernels.  So :func:`kernel`, :func:`helper` and
+:func:`subroutine` point numba's cache (its documented ``CACHE_DIR``
+setting, which numba reads when a cached function is decorated) at a
+directory named by a hash of every ``.py`` file of the package, for just
+the time they decorate, then restore it; other libraries' caches stay
+where they were.  The directory is ``numsweeper/__pycache__/kernels-<hash>``,
+or, in a read-only install, ``<pkg>-<path hash>-kernels-<hash>`` in numba's
+user-wide cache directory, or in the user's own ``NUMBA_CACHE_DIR`` if
+they set one.  Any edit of the package (any module: the safe side) thus
+recompiles every kernel once, and the directories of other hashes are
+removed, best effort (a process still running older code that compiles
+later makes its directory again).  Hashing the sources, about a megabyte
+in 50 files, takes about 1.5 ms when the first kernel module is imported.
+
+Why a directory per hash, not one stamp file that wipes stale caches:
+the code compiled from one set of sources can only ever land in, and load
+from, that set's directory, so a process still running older code (say, a
+no-guess kernel compiling lazily hours after it started) cannot refill the
+cache with stale kernels under a new stamp, and the simulation's worker
+processes, importing the solver at the same time, share one directory
+with nothing to delete and numba's own atomic writes.  Should no directory
+be writable, or the sources not be readable as files, numba caches as it
+did before (by each module's own source alone); nothing fails at import.
 
 The modules that hold kernels are imported on the solver's first use (see
 ``numsweeper/solver/__init__.py``), so ``import numsweeper`` does not load
 numba.  With ``NUMBA_DISABLE_JIT=1`` every kernel runs as plain Python (the
-tests use that to check the source itself); that is far too slow to play
-with.
+tests use that to check the source itself; the cache then plays no part);
+that is far too slow to play with.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
+import hashlib
+import os
+import re
+import shutil
 import sys
+import tempfile
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any, TypeVar, cast
 
 import numba
@@ -31,6 +66,14 @@ __all__ = ["announced", "frozen", "helper", "kernel", "readonly", "subroutine"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 A = TypeVar("A", bound=np.ndarray[Any, Any])
+
+#: The package whose sources key the kernels' cache: ``numsweeper``.
+_PACKAGE = Path(__file__).resolve().parent.parent
+#: Held while numba's ``CACHE_DIR`` points at our directory.
+_LOCK = threading.RLock()
+_HASH = re.compile(r"[0-9a-f]{16}")
+#: numba's settings (their attributes are set at run time: untyped).
+_config: Any = numba.config
 
 
 class _Notice(event.Listener):
@@ -57,6 +100,101 @@ class _Notice(event.Listener):
         if self.depth == 0:
             took = time.perf_counter() - self.began
             print(f"numsweeper: ... {self.name} compiled in {took:.1f} s", file=sys.stderr)
+
+
+def _source_hash(package: Path) -> str:
+    """A hash of the names and bytes of every ``.py`` file under ``package``."""
+    files = []
+    for folder, subfolders, names in os.walk(package):
+        subfolders[:] = [name for name in subfolders if name != "__pycache__"]
+        files += [os.path.join(folder, name) for name in names if name.endswith(".py")]
+    if not files:  # (not files on disk: in a zip, say)
+        raise FileNotFoundError(package)
+    digest = hashlib.sha256()
+    for file in sorted(files):
+        with open(file, "rb") as f:
+            data = f.read()
+        name = file[len(str(package)) + 1 :].replace(os.sep, "/")
+        digest.update(f"{name}\0{len(data)}\0".encode())
+        digest.update(data)
+    return digest.hexdigest()[:16]
+
+
+def _writable(directory: Path) -> bool:
+    """Makes ``directory`` if need be; whether a file can be written in it (as numba checks)."""
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        tempfile.TemporaryFile(dir=directory).close()
+    except OSError:
+        return False
+    return True
+
+
+def _prune(root: Path, prefix: str, keep: str) -> None:
+    """Removes, best effort, the cache directories of other source hashes."""
+    try:
+        entries = list(os.scandir(root))
+    except OSError:
+        return
+    for entry in entries:
+        stale = entry.name != keep and entry.name.startswith(prefix)
+        if stale and _HASH.fullmatch(entry.name[len(prefix) :]) and entry.is_dir():
+            shutil.rmtree(entry.path, ignore_errors=True)
+
+
+def _user_wide_cache() -> Path | None:
+    """numba's user-wide cache directory (``~/.cache/numba`` on Linux), if known."""
+    try:
+        from numba.misc.appdirs import AppDirs
+    except ImportError:
+        return None
+    return Path(AppDirs(appname="numba", appauthor=False).user_cache_dir)  # type: ignore[no-untyped-call]
+
+
+@functools.cache
+def cache_dir(package: Path) -> str | None:
+    """Where numba caches the kernels of ``package``: named by a hash of its sources.
+
+    ``None`` when there is no such place (numba then caches as it does by
+    default) or no compiling (``NUMBA_DISABLE_JIT=1``).  The first call
+    makes the directory and removes those of other hashes.
+    """
+    if _config.DISABLE_JIT:
+        return None
+    try:
+        key = _source_hash(package)
+        elsewhere = hashlib.sha1(str(package).encode()).hexdigest()[:12]
+        elsewhere = f"{package.name}-{elsewhere}-kernels-"
+        places: list[tuple[Path | None, str]]
+        if _config.CACHE_DIR:  # the user's choice, which numba honours first
+            places = [(Path(_config.CACHE_DIR), elsewhere)]
+        else:
+            places = [(package / "__pycache__", "kernels-"), (_user_wide_cache(), elsewhere)]
+        for root, prefix in places:
+            if root is not None and _writable(root / (prefix + key)):
+                _prune(root, prefix, keep=prefix + key)
+                return str(root / (prefix + key))
+    except OSError:  # (sources not readable as files)
+        pass
+    return None
+
+
+@contextlib.contextmanager
+def _cached_by_source() -> Iterator[None]:
+    """Within this block, numba caches what is decorated in :func:`cache_dir`."""
+    home = cache_dir(_PACKAGE)
+    if home is None:
+        yield
+        return
+    with _LOCK:
+        saved = _config.CACHE_DIR
+        _config.CACHE_DIR = home
+        try:
+            yield
+        finally:
+            # (unless numba reloaded its settings from a changed environment)
+            if home == _config.CACHE_DIR:
+                _config.CACHE_DIR = saved
 
 
 def announced(name: str, what: str) -> contextlib.AbstractContextManager[Any]:
@@ -99,7 +237,8 @@ def kernel(*signature: Any) -> Callable[[F], F]:
     """
 
     def decorate(func: F) -> F:
-        with event.install_listener("numba:compile", _Notice(func.__name__)):
+        notice = event.install_listener("numba:compile", _Notice(func.__name__))
+        with notice, _cached_by_source():
             return cast(F, numba.njit(signature, cache=True)(func))
 
     return decorate
@@ -107,7 +246,8 @@ def kernel(*signature: Any) -> Callable[[F], F]:
 
 def helper(func: F) -> F:
     """A small function that kernels call, inlined into each of them."""
-    return cast(F, numba.njit(cache=True, inline="always")(func))
+    with _cached_by_source():
+        return cast(F, numba.njit(cache=True, inline="always")(func))
 
 
 def subroutine(func: F) -> F:
@@ -116,4 +256,5 @@ def subroutine(func: F) -> F:
     It compiles with the first kernel that calls it, inside that kernel's
     notice; Python code calls kernels, never subroutines.
     """
-    return cast(F, numba.njit(cache=True)(func))
+    with _cached_by_source():
+        return cast(F, numba.njit(cache=True)(func))
