@@ -25,7 +25,7 @@ kept per position, so a set that several clicks share is counted once.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numba import types as nt
@@ -633,8 +633,10 @@ class _Influence:
         self.given: _Given | None = None
         self.counts: dict[tuple[frozenset[Cell], int], float] = {}
         self.dists: dict[frozenset[Cell], _Dist | None] = {}
-        # the compiled counts' table (made on first use)
+        # the compiled counts' table and influence_factor's other arguments
+        # (made on first use; None where the parts do not all count plainly)
         self.table: tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.int64]] | None = None
+        self.args: tuple[Any, ...] | None = None
 
     def pattern_counts(self, clicks: NDArray[np.intp]) -> NDArray[np.int64]:
         """How many patterns each of ``clicks`` (rows ``(r, c)``) has: 0, its factor is 1."""
@@ -643,14 +645,14 @@ class _Influence:
     def factor(self, r: int, c: int, p: float) -> float:
         """The influence factor of a click on ``(r, c)`` of mine probability ``p``."""
         if self.compiled and self.a.exact:
-            args = self._given().shares_args()
-            if args is not None:
-                if self.table is None:
+            if self.args is None:
+                args = self._given().shares_args()
+                if args is not None:
                     keys = np.full((_TABLE, _SET), -2, dtype=np.int64)
                     self.table = keys, np.empty((_TABLE, _SET + 1)), np.zeros(1, dtype=np.int64)
-                status, value = influence_factor(
-                    self.kind, self.front_view, r, c, p, *self.table, *args
-                )
+                    self.args = (*self.table, *args)
+            if self.args is not None:
+                status, value = influence_factor(self.kind, self.front_view, r, c, p, *self.args)
                 if status == OK:
                     return value
         self.counted_in_python += 1

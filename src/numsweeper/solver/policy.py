@@ -561,11 +561,10 @@ class SolverPolicy:
 class _Shown:
     """A cell shown as each number, through a policy's memory of analyses.
 
-    The look-ahead's :class:`~numsweeper.solver.guess.Shown`: a position
-    the policy has analysed is read from its memory; one it has not is
-    looked at compiled where that applies (:meth:`_Prober.look`, and not
-    kept: should it arise, it is analysed afresh, to the same floats), or
-    else analysed and kept.
+    The look-ahead's :class:`~numsweeper.solver.guess.Shown`: each number
+    is looked at compiled where that applies (:meth:`_Prober.look`, and
+    not kept: should it arise, it is analysed afresh, to the same floats),
+    or else read from the policy's memory, or analysed and kept.
     """
 
     def __init__(
@@ -594,8 +593,9 @@ class _Shown:
         return a
 
     def look(self, n: int, off_at: int) -> tuple[int, float, float, bool] | None:
-        if self.policy._analyzed(self._shown(n), self.mines) is not None:
-            return None  # (kept: read)
+        # (not through the memory: a probe's position is hardly ever kept
+        # (none in 100 expert games), and the look gives what reading a
+        # kept analysis would, the same integers and floats)
         return self._made().look(n, off_at)
 
 
@@ -630,6 +630,13 @@ class _KnownSafe:
         self.safe = np.zeros((0, 0), dtype=bool)
         self.mines = np.zeros(0, dtype=np.int64)
         self.next = 0
+        self.views = self._views()
+
+    def _views(
+        self,
+    ) -> tuple[NDArray[np.uint64], NDArray[np.uint64], NDArray[np.int64], NDArray[np.bool_]]:
+        """Read-only views of the entries, for the kernel."""
+        return frozen(self.shown), frozen(self.mask), frozen(self.mines), frozen(self.safe)
 
     @staticmethod
     def _words(flat: NDArray[np.int8], words: int) -> NDArray[np.uint8]:
@@ -652,6 +659,13 @@ class _KnownSafe:
             self.safe = np.zeros((size, flat.size), dtype=bool)
             self.mines = np.full(size, -1, dtype=np.int64)
             self.next = 0
+            # (read-only views for the kernel, made once: they see each entry added)
+            self.views = (
+                frozen(self.shown),
+                frozen(self.mask),
+                frozen(self.mines),
+                frozen(self.safe),
+            )
         if not len(self.mines):
             return
         i = self.next
@@ -670,15 +684,7 @@ class _KnownSafe:
         if cells.shape != self.shape or not len(self.mines):
             return None
         here = self._words(flat, self.shown.shape[1]).view(np.uint64)
-        first = known_safe_first(
-            frozen(self.shown),
-            frozen(self.mask),
-            frozen(self.mines),
-            frozen(self.safe),
-            frozen(here),
-            mines,
-            frozen(flat),
-        )
+        first = known_safe_first(*self.views, frozen(here), mines, frozen(flat))
         if first < 0:
             return None
         r, c = divmod(int(first), cells.shape[1])
