@@ -15,10 +15,13 @@ the numbers show:
 
 :func:`frontier` builds all of it in one compiled call.  Its cost is a few
 compiled passes over the board plus work in proportion to the frontier.  It
-holds about eleven bytes per cell while it runs (two bytes of neighbour
-counts, the constraints' int64 ids on the board, and the ``free_grid`` it
-returns) plus a few words per constraint and frontier cell, and a board of
-25 million cells takes well under a second.
+holds seven bytes per cell while it passes over the board (two bytes of
+neighbour counts and the constraints' int32 ids on the board, in one array
+freed after those passes, and the ``free_grid`` it returns; the ids are
+int64 on a board of more than 2**31 cells), plus a few words per
+constraint and frontier cell throughout.  A board of 25 million cells takes
+well under a second (5,000 x 5,000 at 1% mines after its first click, with
+1.9 million constraints: about 11 bytes per cell at the peak).
 """
 
 from __future__ import annotations
@@ -26,12 +29,13 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 from numba import types as nt
 from numpy.typing import NDArray
 
-from ._jit import frozen, helper, kernel, readonly
+from ._jit import frozen, helper, kernel, readonly, subroutine
 
 __all__ = ["Frontier", "frontier", "sort_by_label", "split_and_order"]
 
@@ -459,46 +463,47 @@ def _compare_rows(rows: NDArray[np.int64], a: int, b: int) -> int:
     return 0
 
 
-@kernel(readonly(nt.bool_[:, ::1]), readonly(nt.bool_[:, ::1]))
-def frontier_structure(
-    unknown: NDArray[np.bool_], revealed: NDArray[np.bool_]
-) -> tuple[NDArray[np.int8], NDArray[np.int64], int, int, int, int, int, int]:
-    """A position's structure, as :class:`Frontier` holds it.
+#: The most cells a board may have for :func:`frontier_structure` to keep
+#: the constraints' ids on the board as int32: an id is below the count of
+#: constraints, so below the board's cells, and -1 marks the rest.
+_INT32_CELLS = 2**31
 
-    ``unknown`` and ``revealed`` are ``(rows, cols)`` masks.  Returns
-    ``(free, packed, n_cons, n_front, n_groups, n_links, n_parts, hidden)``:
-    hidden neighbours per cell, and one array of these, one after the
-    other: the constraints (numbers with a hidden neighbour) and the
-    frontier cells, by flat index; each frontier cell's group, groups
-    numbered in the lexicographic order of their signatures ``sigs``
-    (constraint ids, sorted, after -1 padding to 8); group sizes, ``sigs``
-    (row after row) and the groups' constraints again as CSR (``ptr``,
-    ``idx``); the parts and their elimination orders (``part_ptr``,
-    ``order``: :func:`split_and_order`); the shape-key rows of the groups by
-    part, then id (the board positions of their numbers, then their size,
-    row after row); and each part's constraints, in increasing order
-    (``numbers``), between the bounds ``cuts``.  Then their lengths, and
-    how many cells are ``unknown``.
-    """
+
+@subroutine
+def _structure(
+    unknown: NDArray[np.bool_], revealed: NDArray[np.bool_], id_type: type[np.signedinteger[Any]]
+) -> tuple[NDArray[np.int8], NDArray[np.int64], int, int, int, int, int, int]:
+    """:func:`frontier_structure`, with the constraints' ids on the board of
+    type ``id_type``, np.int32 or np.int64 (numba compiles it for each):
+    the ids are below the board's cells, so int32 holds them on a board of
+    at most 2**31 cells."""
     rows, cols = unknown.shape
     # The board with a border of empty cells: cell (r, c) at (r + 1) * wide
     # + c + 1 holds unknown + 16 * revealed, so a sum over a cell's
     # neighbours counts both its hidden and its revealed ones (at most 8
     # each: 4 bits each), and every cell has eight neighbours.
+    #
+    # Both live in one array with the constraints' ids on the padded board
+    # (``grid``: the ids, then the bytes of the two), which only the passes
+    # over the board use: numba frees it after them, before the frontier's
+    # own scratch grows.
     wide = cols + 2
     size = (rows + 2) * wide
-    cells = np.empty(2 * size, dtype=np.uint8)
+    width = np.iinfo(id_type).bits // 8
+    grid = np.empty(size + (2 * size + width - 1) // width, dtype=id_type)
+    con_id = grid[:size]  # -1 off the constraints
+    cells = grid[size:].view(np.uint8)
     board = cells[:size]
-    around = cells[size:]  # each cell's neighbours, summed the same way
+    around = cells[size : 2 * size]  # each cell's neighbours, summed the same way
     for p in range(wide):
         board[p] = 0
         board[size - wide + p] = 0
     for r in range(rows):
-        at = (r + 1) * wide
-        board[at] = 0
-        board[at + cols + 1] = 0
+        line = (r + 1) * wide  # (row r's start on the padded board)
+        board[line] = 0
+        board[line + cols + 1] = 0
         for c in range(cols):
-            board[at + c + 1] = unknown[r, c] + 16 * revealed[r, c]
+            board[line + c + 1] = unknown[r, c] + 16 * revealed[r, c]
     # (over views shifted so that no index is below the loop's: numba then
     # drops its checks for negative indices, and these loops vectorize)
     above, level, below = board[0:], board[wide:], board[2 * wide :]
@@ -517,23 +522,21 @@ def frontier_structure(
     n_front = 0
     hidden = 0
     for i in range(span):
-        x, s = level[i + 1], out[i]
-        is_con = (x >= 16) & ((s & 15) > 0)
-        is_hidden = (x & 1) > 0
+        v, s = level[i + 1], out[i]
+        is_con = (v >= 16) & ((s & 15) > 0)
+        is_hidden = (v & 1) > 0
         n_cons += is_con
         n_front += is_hidden & (is_con | (s >= 16))
         hidden += is_hidden
-    # The rest lives in one scratch array: the constraints' ids on the
-    # padded board, then arrays in proportion to the frontier (n_groups <=
-    # n_front, n_links <= 8 n_groups, n_parts <= n_groups).
+    # The rest lives in one scratch array, of arrays in proportion to the
+    # constraints and the frontier (n_groups <= n_front, n_links <= 8
+    # n_groups, n_parts <= n_groups).
     m = n_front
     n_labels = max(n_cons + 1, 9, m)  # (the most labels a counting sort below has)
     work = np.empty(
-        size + 3 * n_cons + 29 * m + 7 + 2 * n_labels + _split_scratch(m, n_cons),
-        dtype=np.int64,
+        3 * n_cons + 29 * m + 7 + 2 * n_labels + _split_scratch(m, n_cons), dtype=np.int64
     )
-    con_id = work[:size]  # -1 off the constraints
-    at = size
+    at = 0
     con_flat = work[at : at + n_cons + 1]  # (each list here has one slot of slack)
     at += n_cons + 1
     front_flat = work[at : at + m + 1]
@@ -545,6 +548,7 @@ def frontier_structure(
     count = work[at : at + m]  # its constraints
     at += m
     first = work[at : at + m]  # its first constraint, plus one (0 if none)
+    by_count = first  # (the same space, once first is spent: the labels by count)
     at += m
     by_first = work[at : at + m]
     at += m
@@ -583,20 +587,21 @@ def frontier_structure(
     j = 0
     k = 0
     for r in range(rows):
-        at = (r + 1) * wide
-        con_id[at] = -1
-        con_id[at + cols + 1] = -1
-        xs, sums, ids = board[at + 1 : at + wide], around[at + 1 : at + wide], con_id[at + 1 :]
+        line = (r + 1) * wide
+        con_id[line] = -1
+        con_id[line + cols + 1] = -1
+        vs, sums = board[line + 1 : line + wide], around[line + 1 : line + wide]
+        ids = con_id[line + 1 :]
         for c in range(cols):
-            x, s = xs[c], sums[c]
+            v, s = vs[c], sums[c]
             free[r, c] = s & 15
-            is_con = (x >= 16) & ((s & 15) > 0)
+            is_con = (v >= 16) & ((s & 15) > 0)
             ids[c] = j if is_con else -1
             con_flat[j] = r * cols + c
             j += is_con
             front_flat[k] = r * cols + c
-            front_at[k] = at + 1 + c
-            k += ((x & 1) > 0) & (is_con | (s >= 16))
+            front_at[k] = line + 1 + c
+            k += ((v & 1) > 0) & (is_con | (s >= 16))
     # Each frontier cell's signature: the ids of its neighbours that are
     # constraints, in row-major order (which is the ids' order), after the
     # -1 padding.  So from the last neighbour back, a list growing leftwards
@@ -606,13 +611,13 @@ def frontier_structure(
         p = front_at[k]
         for y in range(8):
             sig[8 * k + y] = -1
-        x = 8
+        left = 8  # (where the list starts)
         for step in (wide + 1, wide, wide - 1, 1, -1, 1 - wide, -wide, -1 - wide):
             j = con_id[p + step]
-            sig[8 * k + x - 1] = j
-            x -= j >= 0
-        count[k] = 8 - x
-        first[k] = sig[8 * k + min(x, 7)] + 1  # (0 if there is none)
+            sig[8 * k + left - 1] = j
+            left -= j >= 0
+        count[k] = 8 - left
+        first[k] = sig[8 * k + min(left, 7)] + 1  # (0 if there is none)
     # Groups: the distinct signatures, in lexicographic order.  Padding
     # puts a signature with fewer constraints first, so the order is by
     # count, then first constraint, then the rest: counting sorts by the
@@ -624,8 +629,8 @@ def frontier_structure(
         by_sig[k] = k
     sort_by_label(by_sig, 0, m, first, n_cons + 1, by_first, 0, starts, 0)
     for x in range(m):
-        first[x] = count[by_first[x]]  # (first is spent: the labels by count)
-    sort_by_label(by_first, 0, m, first, 9, by_sig, 0, starts, 0)
+        by_count[x] = count[by_first[x]]
+    sort_by_label(by_first, 0, m, by_count, 9, by_sig, 0, starts, 0)
     for x in range(1, m):
         k = by_sig[x]
         y = x
@@ -675,14 +680,45 @@ def frontier_structure(
         starts[part_of[g]] += 1
         k = rep[g]
         for y in range(8):
-            c = sig[8 * k + y]
-            packed[row + y] = con_flat[c] if c >= 0 else -1
+            con = sig[8 * k + y]
+            packed[row + y] = con_flat[con] if con >= 0 else -1
         packed[row + 8] = sizes[g]
-        for p in range(ptr[g], ptr[g + 1]):
-            con_part[idx[p]] = part_of[g]
+        for link in range(ptr[g], ptr[g + 1]):
+            con_part[idx[link]] = part_of[g]
     at += 9 * n_groups
     for c in range(n_cons):
         con_ids[c] = c
     sort_by_label(con_ids, 0, n_cons, con_part, n_parts, packed, at, starts, 0)
     _put(starts, 0, n_parts + 1, packed, at + n_cons)
     return free, packed, n_cons, n_front, n_groups, n_links, n_parts, hidden
+
+
+@kernel(readonly(nt.bool_[:, ::1]), readonly(nt.bool_[:, ::1]))
+def frontier_structure(
+    unknown: NDArray[np.bool_], revealed: NDArray[np.bool_]
+) -> tuple[NDArray[np.int8], NDArray[np.int64], int, int, int, int, int, int]:
+    """A position's structure, as :class:`Frontier` holds it.
+
+    ``unknown`` and ``revealed`` are ``(rows, cols)`` masks.  Returns
+    ``(free, packed, n_cons, n_front, n_groups, n_links, n_parts, hidden)``:
+    hidden neighbours per cell, and one array of these, one after the
+    other: the constraints (numbers with a hidden neighbour) and the
+    frontier cells, by flat index; each frontier cell's group, groups
+    numbered in the lexicographic order of their signatures ``sigs``
+    (constraint ids, sorted, after -1 padding to 8); group sizes, ``sigs``
+    (row after row) and the groups' constraints again as CSR (``ptr``,
+    ``idx``); the parts and their elimination orders (``part_ptr``,
+    ``order``: :func:`split_and_order`); the shape-key rows of the groups by
+    part, then id (the board positions of their numbers, then their size,
+    row after row); and each part's constraints, in increasing order
+    (``numbers``), between the bounds ``cuts``.  Then their lengths, and
+    how many cells are ``unknown``.
+
+    Its scratch over the padded board is two bytes a cell and the
+    constraints' ids: int32 on a board of at most ``_INT32_CELLS`` (2**31)
+    cells, where every id (below the count of constraints, so below the
+    cells) is at most 2**31 - 1, and int64 on a larger one.
+    """
+    if unknown.size <= _INT32_CELLS:
+        return _structure(unknown, revealed, np.int32)
+    return _structure(unknown, revealed, np.int64)
