@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -126,17 +127,26 @@ def test_an_edit_of_only_a_called_module_recompiles_the_kernel(tmp_path: Path, w
         assert again.stdout.split() == ["4003", setting]
         assert "compiling" not in again.stderr, again.stderr
 
+    # (the first hash's directory untouched for two days: stale)
+    two_days_ago = time.time() - 2 * 24 * 3600
+    os.utime(home / before[0], (two_days_ago, two_days_ago))
     (package / "b.py").write_text(_B.format(step=2))  # a.py unchanged
     edited = _run(package, **env)
     assert edited.stdout.split() == ["5006", setting]
     assert _NOTICE in edited.stderr
 
     # One directory per hash of the sources, where it should be, holding the
-    # cached kernel; the old hash's directory is gone.
+    # cached kernel; the stale directory of the old hash is gone.
     after = _kernel_dirs(home)
     assert len(before) == len(after) == 1, (before, after)
     assert before != after
     assert list((home / after[0]).rglob("a.run-*.nbi"))
+
+    # A directory used within the day stays (another process may be
+    # writing into it).
+    (package / "b.py").write_text(_B.format(step=3))
+    assert _run(package, **env).stdout.split() == ["6009", setting]
+    assert len(_kernel_dirs(home)) == 2
 
 
 def test_nothing_is_cached_without_compiling(tmp_path: Path) -> None:

@@ -72,6 +72,8 @@ _PACKAGE = Path(__file__).resolve().parent.parent
 #: Held while numba's ``CACHE_DIR`` points at our directory.
 _LOCK = threading.RLock()
 _HASH = re.compile(r"[0-9a-f]{16}")
+#: Cache directories of other sources are removed once untouched this long (s).
+_STALE_AFTER = 24 * 3600
 #: numba's settings (their attributes are set at run time: untyped).
 _config: Any = numba.config
 
@@ -131,14 +133,26 @@ def _writable(directory: Path) -> bool:
 
 
 def _prune(root: Path, prefix: str, keep: str) -> None:
-    """Removes, best effort, the cache directories of other source hashes."""
+    """Removes, best effort, the cache directories of other source hashes.
+
+    Only those untouched for :data:`_STALE_AFTER` seconds: a process still
+    running older code may be writing a kernel into its own directory
+    (numba makes the directory, then writes a file in it, and would fail
+    if the directory went in between).
+    """
     try:
         entries = list(os.scandir(root))
     except OSError:
         return
+    now = time.time()
     for entry in entries:
         stale = entry.name != keep and entry.name.startswith(prefix)
         if stale and _HASH.fullmatch(entry.name[len(prefix) :]) and entry.is_dir():
+            try:
+                if now - entry.stat().st_mtime < _STALE_AFTER:
+                    continue
+            except OSError:
+                continue
             shutil.rmtree(entry.path, ignore_errors=True)
 
 
@@ -157,7 +171,28 @@ def cache_dir(package: Path) -> str | None:
 
     ``None`` when there is no such place (numba then caches as it does by
     default) or no compiling (``NUMBA_DISABLE_JIT=1``).  The first call
-    makes the directory and removes those of other hashes.
+    makes the directory and removes those of other hashes untouched for a
+    day.
+
+    Parameters
+    ----------
+    package : Path
+        The package's directory (its ``.py`` files, at any depth, key the
+        cache).
+
+    Returns
+    -------
+    str or None
+        The directory.
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> import numsweeper
+    >>> from numsweeper.solver._jit import cache_dir
+    >>> home = cache_dir(Path(numsweeper.__file__).parent)
+    >>> home is None or "kernels-" in home
+    True
     """
     if _config.DISABLE_JIT:
         return None

@@ -170,7 +170,8 @@ def off_frontier_share(
     ----------
     ks, share : ndarray of float64, shape (t,)
         Frontier mine totals and the share of the layouts with each (and
-        some cells mines), as :meth:`Given.look` gives them.
+        some cells mines), as :meth:`_Given.look
+        <numsweeper.solver.lookahead._Given.look>` gives them.
     m : int
         The mines left for the rest of the frontier and the cells off it.
     u : int
@@ -229,6 +230,7 @@ def _pattern(
     """
     n_cells = cells.shape[0] // 2
     row = out[n]
+    row[:] = 0  # (places past the pattern's cells stay 0)
     row[0] = group
     cols = kind.shape[1]
     k = 0  # outer cells that must be mines
@@ -395,6 +397,14 @@ def pattern_counts(kind: NDArray[np.int8], clicks: NDArray[np.int64]) -> NDArray
     Returns
     -------
     ndarray of int64, shape (k,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numsweeper.solver.influence import pattern_counts
+    >>> kind = np.array([[1, 1], [0, 0]], dtype=np.int8)  # two numbers below a pair
+    >>> pattern_counts(kind, np.array([[0, 0], [0, 1]])).tolist()  # the pair, either a mine
+    [1, 1]
     """
     out = np.empty(clicks.shape[0], dtype=np.int64)
     rows = np.zeros((_PATTERNS, _ROW), dtype=np.int64)
@@ -409,14 +419,34 @@ def pattern_sets(
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """A click's patterns and the sets their tallies count.
 
+    Parameters
+    ----------
+    kind : ndarray of int8, shape (rows, cols)
+        Each cell: 0 revealed, 1 undecided, 2 a certain mine, 3 certainly
+        safe.
+    r, c : int
+        The click.
+
     Returns
     -------
     patterns : ndarray of int64, shape (n, 10)
         Per pattern: its kind (0 side by side, 1 stacked, 2 a box), how
         many cells must be mines, how many safe, the mine cells (5 places)
-        and the safe ones (2 places), flat.
+        and the safe ones (2 places), flat; 0 past them.
     sets : ndarray of int64, shape (n, 4, 8)
-        Per pattern, :func:`_sets`: a count of cells, then the cells.
+        Per pattern, :func:`_sets`: a count of cells, then the cells (two
+        sets for a pair, four for a box; 0 past them).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numsweeper.solver.influence import pattern_sets
+    >>> kind = np.array([[1, 1], [0, 0]], dtype=np.int8)  # two numbers below a pair
+    >>> patterns, sets = pattern_sets(kind, 0, 1)  # the pair, a mine at (0, 1)
+    >>> patterns.tolist()
+    [[0, 1, 1, 1, 0, 0, 0, 0, 0, 0]]
+    >>> sets[0, :2].tolist()  # (0, 1) a mine; then (0, 0) with it
+    [[1, 1, 0, 0, 0, 0, 0, 0], [2, 0, 1, 0, 0, 0, 0, 0]]
     """
     patterns = np.zeros((_PATTERNS, _ROW), dtype=np.int64)
     n = _patterns(kind, r, c, patterns)
@@ -432,9 +462,28 @@ def pattern_tallies(
 ) -> NDArray[np.float64]:
     """Each pattern's tally from its sets' counts.
 
-    ``patterns`` and ``counts`` (per pattern, its sets' in :func:`_sets`'
-    order; those past a first count of 0 are not read) as
-    :func:`pattern_sets` lists them.
+    Parameters
+    ----------
+    patterns : ndarray of int64, shape (n, 10)
+        As :func:`pattern_sets` lists them.
+    counts : ndarray of float64, shape (n, 4)
+        Per pattern, the share of the layouts in which each of its sets
+        (:func:`pattern_sets`' order) is all mines; those past a first
+        count of 0 are not read.
+
+    Returns
+    -------
+    ndarray of float64, shape (n,)
+        The share of the layouts in which each pattern's mine cells are
+        mines and its safe cells safe.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numsweeper.solver.influence import pattern_tallies
+    >>> pair = np.array([[0, 1, 1, 2, 0, 0, 0, 0, 1, 0]])
+    >>> pattern_tallies(pair, np.array([[0.5, 0.125, 0.0, 0.0]])).tolist()
+    [0.375]
     """
     tallies = np.empty(patterns.shape[0])
     for k in range(patterns.shape[0]):
@@ -444,7 +493,32 @@ def pattern_tallies(
 
 @kernel(readonly(nt.int64[:, ::1]), readonly(nt.float64[::1]), nt.float64)
 def combined(patterns: NDArray[np.int64], tallies: NDArray[np.float64], p: float) -> float:
-    """The factor of a click of mine probability ``p`` from its patterns' tallies."""
+    """The factor of a click of mine probability ``p`` from its patterns' tallies.
+
+    Parameters
+    ----------
+    patterns : ndarray of int64, shape (n, 10)
+        As :func:`pattern_sets` lists them.
+    tallies : ndarray of float64, shape (n,)
+        Their tallies (:func:`pattern_tallies`).
+    p : float
+        The click's mine probability.
+
+    Returns
+    -------
+    float
+        ``1 + INFLUENCE min(I, p, 1 - p) / (1 - p)``, ``I`` the best tally
+        of each kind summed; 1 where ``I`` is not positive or ``p`` is 0
+        or 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numsweeper.solver.influence import combined
+    >>> pair = np.array([[0, 1, 1, 2, 0, 0, 0, 0, 1, 0]])
+    >>> round(combined(pair, np.array([0.25]), 0.5), 6)  # 1 + 0.9 * 0.25 / 0.5
+    1.45
+    """
     return _combined(patterns, tallies, patterns.shape[0], p)
 
 
@@ -682,7 +756,8 @@ class _Influence:
     def _dist(self, xf: frozenset[Cell]) -> _Dist | None:
         """Frontier mine totals, their shares of all layouts with ``xf`` all mines, mines left.
 
-        Compiled (:meth:`Given.look`) where the position's analysis is
+        Compiled (:meth:`_Given.look <numsweeper.solver.lookahead._Given.look>`)
+        where the position's analysis is
         exact and the kernel can tell, else from the exact engine's layouts
         (the same floats); None (or no totals) where no layout has ``xf``
         all mines.

@@ -34,7 +34,7 @@ from numpy.typing import NDArray
 from ._jit import helper, kernel, readonly, subroutine
 from .counting import EMPTY, FALLBACK, LIMIT, OK, add_scaled, checked_mul, count_part
 
-__all__ = ["given_shares", "outlook", "probe_outlook", "shares_given"]
+__all__ = ["given_shares", "outlook", "probe_outlook"]
 
 #: Integers below this convert to floats exactly.
 _EXACT_FLOATS = 2**53
