@@ -27,8 +27,9 @@ from numpy.typing import NDArray
 
 from .._constants import HIDDEN
 from .._kernels import adjacent_counts
-from ._jit import frozen, helper, kernel, readonly, subroutine
+from ._jit import frozen, helper, kernel, readonly
 from .analysis import Analysis
+from .structure import sort_by_label
 
 __all__ = ["best_click", "endgame_values", "list_layouts"]
 
@@ -203,6 +204,11 @@ def _popcount(x: np.uint64) -> int:
 
 
 @helper
+def _bit(words: NDArray[Any], i: int) -> bool:
+    return bool((words[i >> 6] >> np.uint64(i & 63)) & np.uint64(1))
+
+
+@helper
 def _mix(x: np.uint64) -> np.uint64:
     """splitmix64's finaliser: a well-spread hash of one layout index."""
     x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
@@ -212,12 +218,7 @@ def _mix(x: np.uint64) -> np.uint64:
 
 @helper
 def _key(idx: NDArray[Any], start: int, m: int) -> tuple[np.uint64, np.uint64]:
-    """Two 64-bit hashes of the layout indices ``idx[start:start + m]``.
-
-    :func:`_search` computes them written out, as it looks a state up as
-    :func:`_slot` and :func:`_recall` do (an array passed to a helper
-    costs a reference count at each call).
-    """
+    """Two 64-bit hashes of the layout indices ``idx[start:start + m]``."""
     h1 = np.uint64(m)
     h2 = np.uint64(0x9E3779B97F4A7C15)
     for x in range(start, start + m):
@@ -256,7 +257,7 @@ def _recall(
     """The memoised count of the state ``idx[start:start + m]``, or -1.
 
     -1 also on a hash collision: a hit counts only if the pool holds the
-    state's own indices.  (:func:`_search` looks states up written out.)
+    state's own indices.
     """
     s = _slot(slots, h1, h2)
     if slots[s, 2] == 0:
@@ -268,6 +269,20 @@ def _recall(
         if pool[at + 2 + x] != idx[start + x]:
             return -1
     return int(pool[at + 1])
+
+
+@helper
+def _known(
+    idx: NDArray[Any], start: int, m: int, slots: NDArray[Any], pool: NDArray[Any]
+) -> tuple[int, np.uint64, np.uint64]:
+    """A state's count if known without a search (else -1), and its key.
+
+    1 for a state of one layout (no key), else the memoised count.
+    """
+    if m == 1:
+        return 1, np.uint64(0), np.uint64(0)
+    h1, h2 = _key(idx, start, m)
+    return _recall(idx, start, m, h1, h2, slots, pool), h1, h2
 
 
 @helper
@@ -312,6 +327,15 @@ def _store(
 
 
 @helper
+def _meets(varying: NDArray[Any], nbr: NDArray[Any], i: int) -> bool:
+    """Whether any neighbour of cell ``i`` is in ``varying``."""
+    for w in range(varying.shape[0]):  # noqa: SIM110 (any() of a generator does not compile)
+        if varying[w] & nbr[i, w]:
+            return True
+    return False
+
+
+@helper
 def _beats(value: int, i: int, top: int, top_i: int, by_index: bool) -> bool:
     return value > top or (by_index and value == top and i < top_i)
 
@@ -344,413 +368,8 @@ def _beats(value: int, i: int, top: int, top_i: int, by_index: bool) -> bool:
 ) = range(21)
 
 #: ints for a click's split by number: the 11 starts of the numbers 0-8
-#: and of a mine (9), and 10 of scratch for the sort (as in ``structure.sort_by_label``)
+#: and of a mine (9), and 10 of scratch for the sort (``sort_by_label``)
 _CLICK_STARTS = 21
-
-
-# Where :func:`_search` stands when it hands back to :func:`endgame_wins`
-# (a row of ``regs``), to go on from there when it is called again.
-(
-    _DEPTH,  # the state on top
-    _ENTERING,  # 1: it enters the state ``_AT_START``/``_AT_M`` (at ``_DEPTH``)
-    _STORED,  # 1: the state on top is memoised (by the kernel): it leaves it
-    _AT_START,  # the state to enter: its layouts idx[_AT_START:_AT_START + _AT_M],
-    _AT_M,
-    _ABOVE,  # and the union of the state it split off: union[_ABOVE:]
-    _RET,  # the count of the state just left (or, to memoise, of the state on top)
-    _STACK,  # the tops of the three stacks (idx, ints, union)
-    _ISTACK,
-    _USTACK,
-    _STATES,  # the budget left: states, and layout-cells
-    _CELLS_LEFT,
-    _SKIP,  # the cell clicked to reach the state to enter (-1: none)
-    _N_REGS,
-) = range(14)
-
-# What :func:`_search` hands back.
-_DONE, _OVER, _GROW_STACKS, _GROW_MEMO = range(4)
-
-
-@subroutine
-def _search(
-    lays: NDArray[Any],
-    nbr: NDArray[Any],
-    clickable: NDArray[Any],
-    reads: NDArray[Any],
-    every: bool,
-    out: NDArray[Any],
-    scratch: NDArray[Any],
-    masks: NDArray[Any],
-    idx: NDArray[Any],
-    ints: NDArray[Any],
-    union: NDArray[Any],
-    frames: NDArray[Any],
-    keys: NDArray[Any],
-    slots: NDArray[Any],
-    pool: NDArray[Any],
-    used: NDArray[Any],
-    regs: NDArray[Any],
-) -> int:
-    """:func:`endgame_wins`' search, from where ``regs`` says, until it ends.
-
-    Returns ``_DONE`` (the counts are in ``out``), ``_OVER`` (past the
-    budget), or, when an array is too small for the next step, which to
-    grow, with ``regs`` saying where to go on: ``_GROW_STACKS`` before it
-    enters a state (whose key waits in ``keys[_DEPTH]``: ``keys`` has a row
-    more than ``frames``), ``_GROW_MEMO`` when memoising the state on top
-    would fill more than half the slots or overflow the pool (the kernel
-    then memoises it with :func:`_store`, which grows them).  It never
-    replaces an array, and calls no helper with one (numba would count
-    references to them at every step); it writes the memo's look-ups and
-    the sorts out.
-    """
-    n = nbr.shape[0]
-    n_lays = lays.shape[0]
-    words = lays.shape[1]
-    defer = True  # dead clicks wait only when no cell is flagged
-    for i in range(n):
-        defer = defer and clickable[i]
-    labels, renumber = scratch, scratch[n_lays:]
-    varying, fresh = masks[:words], masks[words:]
-    depth = regs[_DEPTH]
-    entering, stored = regs[_ENTERING] == 1, regs[_STORED] == 1
-    start, m, above, skip = regs[_AT_START], regs[_AT_M], regs[_ABOVE], regs[_SKIP]
-    ret = regs[_RET]
-    sp, isp, usp = regs[_STACK], regs[_ISTACK], regs[_USTACK]
-    states, cells_left = regs[_STATES], regs[_CELLS_LEFT]
-    key = (keys[depth, 0], keys[depth, 1])
-    while True:
-        if not stored:
-            if entering:
-                if (
-                    depth == frames.shape[0]
-                    or usp + words > union.shape[0]
-                    or sp + m > idx.shape[0]
-                    or isp + max(2 * m + 1, 4 * n + _CLICK_STARTS) > ints.shape[0]
-                ):
-                    regs[_DEPTH], regs[_ENTERING], regs[_STORED] = depth, 1, 0
-                    regs[_AT_START], regs[_AT_M], regs[_ABOVE] = start, m, above
-                    regs[_SKIP] = skip
-                    regs[_STACK], regs[_ISTACK], regs[_USTACK] = sp, isp, usp
-                    regs[_STATES], regs[_CELLS_LEFT] = states, cells_left
-                    keys[depth, 0], keys[depth, 1] = key  # (keys has a row more)
-                    return _GROW_STACKS
-                root = depth == 0
-                if not root:
-                    states -= 1
-                    cells_left -= m * n
-                    if states < 0 or cells_left < 0:
-                        return _OVER
-                keys[depth, 0], keys[depth, 1] = key
-                frames[depth, _START], frames[depth, _M] = start, m
-                frames[depth, _SP], frames[depth, _ISP], frames[depth, _USP] = sp, isp, usp
-                for w in range(words):
-                    u = np.uint64(0)
-                    inter = np.uint64(0xFFFFFFFFFFFFFFFF)
-                    for x in range(start, start + m):
-                        u |= lays[idx[x], w]
-                        inter &= lays[idx[x], w]
-                    union[usp + w] = u
-                    varying[w] = u & ~inter
-                    fresh[w] = union[above + w] & ~u
-                usp += words
-                # Reveal every certainly safe cell at once: split by all their
-                # numbers (the root has none: its undecided cells are not safe).
-                # The cell clicked to get here shows one number in all of them
-                # (its part is theirs): its split would change no label.
-                for x in range(m):
-                    labels[x] = 0
-                n_labels = 1
-                for i in range(n if not root else 0):
-                    # (no helpers here: an array passed to one costs a reference count)
-                    if i == skip or not (fresh[i >> 6] >> np.uint64(i & 63)) & np.uint64(1):
-                        continue
-                    meets = False  # whether a neighbour varies
-                    for w in range(words):
-                        meets = meets or (varying[w] & nbr[i, w]) != 0
-                    if not meets:
-                        continue
-                    for code in range(9 * n_labels):
-                        renumber[code] = -1
-                    count = 0
-                    for x in range(m):
-                        code = labels[x] * 9 + reads[i, idx[start + x]]
-                        if renumber[code] < 0:
-                            renumber[code] = count
-                            count += 1
-                        labels[x] = renumber[code]
-                    n_labels = count
-                at = sp  # its layouts sorted by part, or by a click's number
-                frames[depth, _ORD] = at
-                sp += m
-                frames[depth, _N_LABELS] = n_labels
-                frames[depth, _K], frames[depth, _ACC] = 0, 0
-                n_cells = 0
-                if n_labels == 1:
-                    for i in range(n):
-                        if (varying[i >> 6] >> np.uint64(i & 63)) & np.uint64(1):
-                            n_cells += clickable[i]
-                need = 2 * n_labels + 1 if n_labels > 1 else 4 * n_cells + _CLICK_STARTS
-                sb = isp
-                frames[depth, _STARTS] = sb
-                isp += need
-                if n_labels > 1:
-                    # its layouts by part: structure.sort_by_label written out
-                    # (the starts at ints[sb:], then the fill pointers)
-                    fill = sb + n_labels + 1
-                    for k in range(n_labels + 1):
-                        ints[sb + k] = 0
-                    for x in range(m):
-                        ints[sb + labels[x] + 1] += 1
-                    for k in range(n_labels):
-                        ints[sb + k + 1] += ints[sb + k]
-                        ints[fill + k] = ints[sb + k]
-                    for x in range(m):
-                        label = labels[x]
-                        idx[at + ints[fill + label]] = idx[start + x]
-                        ints[fill + label] += 1
-                else:
-                    # the clicks (cells, safe, order, waiting: ints[tb:]), by the
-                    # layouts where they are safe, most first, then the lower cell
-                    tb = sb + _CLICK_STARTS
-                    frames[depth, _TABLE], frames[depth, _N_CELLS] = tb, n_cells
-                    c = 0
-                    for i in range(n):
-                        if (varying[i >> 6] >> np.uint64(i & 63)) & np.uint64(1) and clickable[i]:
-                            ints[tb + c] = i
-                            c += 1
-                    for c in range(n_cells):
-                        i = ints[tb + c]
-                        mined = 0
-                        for x in range(start, start + m):
-                            mined += reads[i, idx[x]] == 9
-                        ints[tb + n_cells + c] = m - mined
-                    order = tb + 2 * n_cells
-                    for c in range(n_cells):  # (insertion sort: few clicks)
-                        safe, cell = ints[tb + n_cells + c], ints[tb + c]
-                        k = c
-                        while k > 0:
-                            before = ints[order + k - 1]
-                            safe_b = ints[tb + n_cells + before]
-                            if safe_b > safe or (safe_b == safe and ints[tb + before] < cell):
-                                break
-                            ints[order + k] = before
-                            k -= 1
-                        ints[order + k] = c
-                    frames[depth, _CUR], frames[depth, _POS], frames[depth, _LAST] = -1, 0, 0
-                    frames[depth, _N_WAITING], frames[depth, _ANY_LIVE] = 0, 0
-                    frames[depth, _TOP], frames[depth, _TOP_I] = 0, n
-                entering = False
-                returning = False
-            else:
-                returning = True
-            # Go on with the state on top, with ``ret`` from its part in hand.
-            # (Scalar reads and writes only: a view of a stack would cost a
-            # reference count at every step.)
-            root = depth == 0
-            sb = frames[depth, _STARTS]  # its parts start at ints[sb:]
-            at = frames[depth, _ORD]
-            child = -1  # the part to enter next: its start, size and key
-            child_m = 0
-            child_key = (np.uint64(0), np.uint64(0))
-            child_skip = -1  # (the cell clicked, for a number's part)
-            if frames[depth, _N_LABELS] > 1:
-                if returning:
-                    frames[depth, _ACC] += ret
-                    frames[depth, _K] += 1
-                while frames[depth, _K] < frames[depth, _N_LABELS]:
-                    k = frames[depth, _K]
-                    p0 = at + ints[sb + k]
-                    pm = ints[sb + k + 1] - ints[sb + k]
-                    # the part's count if known: 1 for one layout, else memoised
-                    won = -1
-                    h1, h2 = np.uint64(0), np.uint64(0)
-                    if pm == 1:
-                        won = 1
-                    else:
-                        h1 = np.uint64(pm)
-                        h2 = np.uint64(0x9E3779B97F4A7C15)
-                        for x in range(p0, p0 + pm):
-                            j = np.uint64(idx[x])
-                            h1 += _mix(j)
-                            h2 = (h2 ^ _mix(j + np.uint64(0x632BE59BD9B4E019))) * np.uint64(
-                                0x100000001B3
-                            )
-                        mask = slots.shape[0] - 1
-                        s = np.int64(h1 & np.uint64(mask))
-                        while slots[s, 2] != 0 and (slots[s, 0] != h1 or slots[s, 1] != h2):
-                            s = (s + 1) & mask
-                        q = np.int64(slots[s, 2]) - 1
-                        if q >= 0 and pool[q] == pm:
-                            won = pool[q + 1]
-                            for x in range(pm):
-                                if pool[q + 2 + x] != idx[p0 + x]:
-                                    won = -1
-                                    break
-                    if won < 0:
-                        child, child_m, child_key = p0, pm, (h1, h2)
-                        break
-                    frames[depth, _ACC] += won
-                    frames[depth, _K] += 1
-                if child < 0:
-                    ret = frames[depth, _ACC]
-            else:
-                nc = frames[depth, _N_CELLS]
-                tb = frames[depth, _TABLE]  # cells, safe, order, waiting: ints[tb:]
-                full_count = root and every
-                finished = False
-                while child < 0 and not finished:
-                    c = frames[depth, _CUR]
-                    if c >= 0:  # a click in hand: its numbers from _K on
-                        i = ints[tb + c]
-                        top, top_i = frames[depth, _TOP], frames[depth, _TOP_I]
-                        done = True
-                        if returning:
-                            returning = False
-                            frames[depth, _ACC] += ret
-                            bound = frames[depth, _ACC] + frames[depth, _REST]
-                            done = full_count or _beats(bound, i, top, top_i, root)
-                            frames[depth, _K] += 1
-                        while done and frames[depth, _K] < 9:
-                            k = frames[depth, _K]
-                            if ints[sb + k + 1] > ints[sb + k]:
-                                p0 = at + ints[sb + k]
-                                pm = ints[sb + k + 1] - ints[sb + k]
-                                frames[depth, _REST] -= pm
-                                # the part's count if known: 1 for one layout, else memoised
-                                won = -1
-                                h1, h2 = np.uint64(0), np.uint64(0)
-                                if pm == 1:
-                                    won = 1
-                                else:
-                                    h1 = np.uint64(pm)
-                                    h2 = np.uint64(0x9E3779B97F4A7C15)
-                                    for x in range(p0, p0 + pm):
-                                        j = np.uint64(idx[x])
-                                        h1 += _mix(j)
-                                        h2 = (
-                                            h2 ^ _mix(j + np.uint64(0x632BE59BD9B4E019))
-                                        ) * np.uint64(0x100000001B3)
-                                    mask = slots.shape[0] - 1
-                                    s = np.int64(h1 & np.uint64(mask))
-                                    while slots[s, 2] != 0 and (
-                                        slots[s, 0] != h1 or slots[s, 1] != h2
-                                    ):
-                                        s = (s + 1) & mask
-                                    q = np.int64(slots[s, 2]) - 1
-                                    if q >= 0 and pool[q] == pm:
-                                        won = pool[q + 1]
-                                        for x in range(pm):
-                                            if pool[q + 2 + x] != idx[p0 + x]:
-                                                won = -1
-                                                break
-                                if won < 0:
-                                    child, child_m, child_key = p0, pm, (h1, h2)
-                                    child_skip = i
-                                    break
-                                frames[depth, _ACC] += won
-                                bound = frames[depth, _ACC] + frames[depth, _REST]
-                                done = full_count or _beats(bound, i, top, top_i, root)
-                            frames[depth, _K] += 1
-                        if child >= 0:
-                            break
-                        total = frames[depth, _ACC]
-                        if done:
-                            if root:
-                                out[i] = total
-                            if _beats(total, i, top, top_i, True):
-                                frames[depth, _TOP], frames[depth, _TOP_I] = total, i
-                        frames[depth, _CUR] = -1
-                        frames[depth, _POS] += 1
-                        continue
-                    # the next click to try, if any
-                    last = frames[depth, _LAST] == 1
-                    pos = frames[depth, _POS]
-                    go = pos < (frames[depth, _N_WAITING] if last else nc)
-                    if go:
-                        c = ints[tb + 3 * nc + pos] if last else ints[tb + 2 * nc + pos]
-                        i = ints[tb + c]
-                        top, top_i = frames[depth, _TOP], frames[depth, _TOP_I]
-                        go = full_count or _beats(ints[tb + nc + c], i, top, top_i, root)
-                    if not go:  # the pass is over
-                        if (
-                            last
-                            or frames[depth, _ANY_LIVE] == 1
-                            or full_count
-                            or frames[depth, _N_WAITING] == 0
-                        ):
-                            finished = True
-                        else:  # every click is dead: try them after all
-                            frames[depth, _LAST], frames[depth, _POS] = 1, 0
-                        continue
-                    # the click's layouts where it is safe, by the number it shows
-                    start, m = frames[depth, _START], frames[depth, _M]
-                    # (structure.sort_by_label written out, reading the labels)
-                    fill = sb + 10 + 1
-                    for k in range(10 + 1):
-                        ints[sb + k] = 0
-                    for x in range(m):
-                        label = reads[i, idx[start + x]]
-                        labels[x] = label
-                        ints[sb + label + 1] += 1
-                    for k in range(10):
-                        ints[sb + k + 1] += ints[sb + k]
-                        ints[fill + k] = ints[sb + k]
-                    for x in range(m):
-                        label = labels[x]
-                        idx[at + ints[fill + label]] = idx[start + x]
-                        ints[fill + label] += 1
-                    if defer and not (full_count or last):
-                        shown = 0
-                        for k in range(9):
-                            shown += ints[sb + k + 1] > ints[sb + k]
-                        if shown < 2:
-                            ints[tb + 3 * nc + frames[depth, _N_WAITING]] = c
-                            frames[depth, _N_WAITING] += 1
-                            frames[depth, _POS] += 1
-                            continue
-                        frames[depth, _ANY_LIVE] = 1
-                    frames[depth, _CUR], frames[depth, _K] = c, 0
-                    frames[depth, _ACC], frames[depth, _REST] = 0, ints[tb + nc + c]
-                if child < 0:
-                    ret = frames[depth, _TOP]
-            if child >= 0:  # enter the part
-                start, m, above, key = child, child_m, frames[depth, _USP], child_key
-                skip = child_skip
-                depth += 1
-                entering = True
-                continue
-        # The state is counted: memoise it (unless its key is taken, by
-        # another state; as _store does, which the kernel calls when the
-        # memo must grow) and hand its count back.
-        root = depth == 0
-        if not root and not stored:
-            h1, h2 = keys[depth, 0], keys[depth, 1]
-            mask = slots.shape[0] - 1  # its slot (as _slot finds it)
-            s = np.int64(h1 & np.uint64(mask))
-            while slots[s, 2] != 0 and (slots[s, 0] != h1 or slots[s, 1] != h2):
-                s = (s + 1) & mask
-            if slots[s, 2] == 0:
-                start, m = frames[depth, _START], frames[depth, _M]
-                at = used[0]
-                if at + m + 2 > pool.shape[0] or 2 * (used[1] + 1) > slots.shape[0]:
-                    regs[_DEPTH], regs[_ENTERING], regs[_STORED] = depth, 0, 1
-                    regs[_RET] = ret
-                    regs[_STACK], regs[_ISTACK], regs[_USTACK] = sp, isp, usp
-                    regs[_STATES], regs[_CELLS_LEFT] = states, cells_left
-                    return _GROW_MEMO
-                pool[at] = m
-                pool[at + 1] = ret
-                for x in range(m):
-                    pool[at + 2 + x] = idx[start + x]
-                used[0] = at + m + 2
-                slots[s, 0], slots[s, 1], slots[s, 2] = h1, h2, np.uint64(at + 1)
-                used[1] += 1
-        stored = False
-        sp, isp, usp = frames[depth, _SP], frames[depth, _ISP], frames[depth, _USP]
-        if root:
-            return _DONE
-        depth -= 1
 
 
 @kernel(
@@ -784,8 +403,7 @@ def endgame_wins(
 
     The search is a depth-first expectimax over states (sets of layouts)
     kept on explicit stacks, not a recursion: numba would increment and
-    decrement the reference count of every array of every call.  It runs
-    in :func:`_search`, which hands back here to grow an array.  A state's
+    decrement the reference count of every array of every call.  A state's
     count is the layouts it wins under perfect play:
 
     * The root (every layout) tries each click; its counts go to the
@@ -794,8 +412,7 @@ def endgame_wins(
     * Any other state costs one state and ``m * n`` layout-cells of the
       budget (``m`` layouts, ``n`` cells).  A cell already safe in the state
       it split off shows the same number in all of its layouts (that state
-      was split by it), so only cells safe here and not there can split it
-      (but the click that made it, which shows one number in all of them):
+      was split by it), so only cells safe here and not there can split it:
       if their numbers split it, its count is the sum of its parts'.
       Otherwise it tries its clicks, most safe layouts first (then the
       lower cell), and its count is the best click's: a click's count is
@@ -810,6 +427,7 @@ def endgame_wins(
     n_lays = lays.shape[0]
     words = lays.shape[1]
     out = np.full(n, -1, dtype=np.int64)
+    defer = bool(clickable.all())  # dead clicks wait only when no cell is flagged
     # what each cell shows in each layout (9: a mine), read in every state
     reads = np.empty((n, n_lays), dtype=np.int8)
     for i in range(n):
@@ -824,48 +442,243 @@ def endgame_wins(
     slots = np.zeros((1 << 10, 3), dtype=np.uint64)
     pool = np.empty(1 << 12, dtype=np.int64)
     used = np.zeros(2, dtype=np.int64)
-    scratch = np.empty(10 * n_lays + 9, dtype=np.int64)  # labels, then renumber
-    masks = np.empty(2 * words, dtype=np.uint64)  # varying, then fresh
+    labels = np.empty(n_lays, dtype=np.int64)
+    renumber = np.empty(9 * n_lays + 9, dtype=np.int64)
+    varying = np.empty(words, dtype=np.uint64)
+    fresh = np.empty(words, dtype=np.uint64)
     # the stacks: layout indices, ints (starts and click tables), unions
     idx = np.empty(4 * n_lays + 16, dtype=np.int64)
     ints = np.empty(64 * n_lays + 256, dtype=np.int64)
     union = np.empty(8 * words, dtype=np.uint64)
     frames = np.zeros((16, _N_FIELDS), dtype=np.int64)
-    keys = np.zeros((17, 2), dtype=np.uint64)  # (and the next state's, below the top)
-    regs = np.zeros(_N_REGS, dtype=np.int64)
+    keys = np.zeros((16, 2), dtype=np.uint64)
+    states, cells_left = budget, work
     idx[:n_lays] = np.arange(n_lays)
     union[:words] = np.uint64(0xFFFFFFFFFFFFFFFF)  # (the root's "above")
-    regs[_ENTERING], regs[_AT_M], regs[_SKIP] = 1, n_lays, -1  # enter the root
-    regs[_STACK], regs[_USTACK] = n_lays, words
-    regs[_STATES], regs[_CELLS_LEFT] = budget, work
-    # The search runs in a subroutine that never replaces an array (numba
-    # would count references to an array that a loop may replace at every
-    # step); it hands back here to grow one, then goes on.
+    sp, isp, usp = n_lays, 0, words
+    depth = 0
+    entering = True
+    start, m, above = 0, n_lays, 0  # the state to enter
+    key = (np.uint64(0), np.uint64(0))
+    ret = 0  # the count of the state just left
     while True:
-        status = _search(
-            lays, nbr, clickable, reads, every, out, scratch, masks,
-            idx, ints, union, frames, keys, slots, pool, used, regs,
-        )  # fmt: skip
-        if status == _DONE:
-            return out
-        if status == _OVER:
-            return np.zeros(0, dtype=np.int64)
-        if status == _GROW_STACKS:
-            m = regs[_AT_M]
-            if regs[_DEPTH] == frames.shape[0]:
+        if entering:
+            root = depth == 0
+            if not root:
+                states -= 1
+                cells_left -= m * n
+                if states < 0 or cells_left < 0:
+                    return np.zeros(0, dtype=np.int64)
+            if depth == frames.shape[0]:
                 frames = np.concatenate((frames, np.zeros_like(frames)))
                 keys = np.concatenate((keys, np.zeros_like(keys)))
-            if regs[_USTACK] + words > union.shape[0]:
+            if usp + words > union.shape[0]:
                 union = np.concatenate((union, np.empty_like(union)))
-            if regs[_STACK] + m > idx.shape[0]:
+            if sp + m > idx.shape[0]:
                 idx = np.concatenate((idx, np.empty(idx.shape[0] + m, dtype=np.int64)))
-            need = max(2 * m + 1, 4 * n + _CLICK_STARTS)
-            if regs[_ISTACK] + need > ints.shape[0]:
+            keys[depth, 0], keys[depth, 1] = key
+            frames[depth, _START], frames[depth, _M] = start, m
+            frames[depth, _SP], frames[depth, _ISP], frames[depth, _USP] = sp, isp, usp
+            for w in range(words):
+                u = np.uint64(0)
+                inter = np.uint64(0xFFFFFFFFFFFFFFFF)
+                for x in range(start, start + m):
+                    u |= lays[idx[x], w]
+                    inter &= lays[idx[x], w]
+                union[usp + w] = u
+                varying[w] = u & ~inter
+                fresh[w] = union[above + w] & ~u
+            usp += words
+            # Reveal every certainly safe cell at once: split by all their
+            # numbers (the root has none: its undecided cells are not safe).
+            for x in range(m):
+                labels[x] = 0
+            n_labels = 1
+            for i in range(n if not root else 0):
+                if not _bit(fresh, i) or not _meets(varying, nbr, i):
+                    continue
+                for code in range(9 * n_labels):
+                    renumber[code] = -1
+                count = 0
+                for x in range(m):
+                    code = labels[x] * 9 + reads[i, idx[start + x]]
+                    if renumber[code] < 0:
+                        renumber[code] = count
+                        count += 1
+                    labels[x] = renumber[code]
+                n_labels = count
+            at = sp  # its layouts sorted by part, or by a click's number
+            frames[depth, _ORD] = at
+            sp += m
+            frames[depth, _N_LABELS] = n_labels
+            frames[depth, _K], frames[depth, _ACC] = 0, 0
+            n_cells = 0
+            if n_labels == 1:
+                for i in range(n):
+                    n_cells += _bit(varying, i) and clickable[i]
+            need = 2 * n_labels + 1 if n_labels > 1 else 4 * n_cells + _CLICK_STARTS
+            if isp + need > ints.shape[0]:
                 ints = np.concatenate((ints, np.empty(ints.shape[0] + need, dtype=np.int64)))
-        else:  # _GROW_MEMO: memoise the state on top here
-            d = regs[_DEPTH]
-            start, m, h1, h2 = frames[d, _START], frames[d, _M], keys[d, 0], keys[d, 1]
-            slots, pool = _store(idx, start, m, h1, h2, regs[_RET], slots, pool, used)
+            sb = isp
+            frames[depth, _STARTS] = sb
+            isp += need
+            if n_labels > 1:
+                sort_by_label(idx, start, m, labels, n_labels, idx, at, ints, sb)
+            else:
+                # the clicks (cells, safe, order, waiting: ints[tb:]), by the
+                # layouts where they are safe, most first, then the lower cell
+                tb = sb + _CLICK_STARTS
+                frames[depth, _TABLE], frames[depth, _N_CELLS] = tb, n_cells
+                c = 0
+                for i in range(n):
+                    if _bit(varying, i) and clickable[i]:
+                        ints[tb + c] = i
+                        c += 1
+                for c in range(n_cells):
+                    i = ints[tb + c]
+                    mined = 0
+                    for x in range(start, start + m):
+                        mined += reads[i, idx[x]] == 9
+                    ints[tb + n_cells + c] = m - mined
+                order = tb + 2 * n_cells
+                for c in range(n_cells):  # (insertion sort: few clicks)
+                    safe, cell = ints[tb + n_cells + c], ints[tb + c]
+                    k = c
+                    while k > 0:
+                        before = ints[order + k - 1]
+                        safe_b = ints[tb + n_cells + before]
+                        if safe_b > safe or (safe_b == safe and ints[tb + before] < cell):
+                            break
+                        ints[order + k] = before
+                        k -= 1
+                    ints[order + k] = c
+                frames[depth, _CUR], frames[depth, _POS], frames[depth, _LAST] = -1, 0, 0
+                frames[depth, _N_WAITING], frames[depth, _ANY_LIVE] = 0, 0
+                frames[depth, _TOP], frames[depth, _TOP_I] = 0, n
+            entering = False
+            returning = False
+        else:
+            returning = True
+        # Go on with the state on top, with ``ret`` from its part in hand.
+        # (Scalar reads and writes only: a view of a stack would cost a
+        # reference count at every step.)
+        root = depth == 0
+        sb = frames[depth, _STARTS]  # its parts start at ints[sb:]
+        at = frames[depth, _ORD]
+        child = -1  # the part to enter next: its start, size and key
+        child_m = 0
+        child_key = (np.uint64(0), np.uint64(0))
+        if frames[depth, _N_LABELS] > 1:
+            if returning:
+                frames[depth, _ACC] += ret
+                frames[depth, _K] += 1
+            while frames[depth, _K] < frames[depth, _N_LABELS]:
+                k = frames[depth, _K]
+                p0 = at + ints[sb + k]
+                pm = ints[sb + k + 1] - ints[sb + k]
+                won, h1, h2 = _known(idx, p0, pm, slots, pool)
+                if won < 0:
+                    child, child_m, child_key = p0, pm, (h1, h2)
+                    break
+                frames[depth, _ACC] += won
+                frames[depth, _K] += 1
+            if child < 0:
+                ret = frames[depth, _ACC]
+        else:
+            nc = frames[depth, _N_CELLS]
+            tb = frames[depth, _TABLE]  # cells, safe, order, waiting: ints[tb:]
+            full_count = root and every
+            finished = False
+            while child < 0 and not finished:
+                c = frames[depth, _CUR]
+                if c >= 0:  # a click in hand: its numbers from _K on
+                    i = ints[tb + c]
+                    top, top_i = frames[depth, _TOP], frames[depth, _TOP_I]
+                    done = True
+                    if returning:
+                        returning = False
+                        frames[depth, _ACC] += ret
+                        bound = frames[depth, _ACC] + frames[depth, _REST]
+                        done = full_count or _beats(bound, i, top, top_i, root)
+                        frames[depth, _K] += 1
+                    while done and frames[depth, _K] < 9:
+                        k = frames[depth, _K]
+                        if ints[sb + k + 1] > ints[sb + k]:
+                            p0 = at + ints[sb + k]
+                            pm = ints[sb + k + 1] - ints[sb + k]
+                            frames[depth, _REST] -= pm
+                            won, h1, h2 = _known(idx, p0, pm, slots, pool)
+                            if won < 0:
+                                child, child_m, child_key = p0, pm, (h1, h2)
+                                break
+                            frames[depth, _ACC] += won
+                            bound = frames[depth, _ACC] + frames[depth, _REST]
+                            done = full_count or _beats(bound, i, top, top_i, root)
+                        frames[depth, _K] += 1
+                    if child >= 0:
+                        break
+                    total = frames[depth, _ACC]
+                    if done:
+                        if root:
+                            out[i] = total
+                        if _beats(total, i, top, top_i, True):
+                            frames[depth, _TOP], frames[depth, _TOP_I] = total, i
+                    frames[depth, _CUR] = -1
+                    frames[depth, _POS] += 1
+                    continue
+                # the next click to try, if any
+                last = frames[depth, _LAST] == 1
+                pos = frames[depth, _POS]
+                go = pos < (frames[depth, _N_WAITING] if last else nc)
+                if go:
+                    c = ints[tb + 3 * nc + pos] if last else ints[tb + 2 * nc + pos]
+                    i = ints[tb + c]
+                    top, top_i = frames[depth, _TOP], frames[depth, _TOP_I]
+                    go = full_count or _beats(ints[tb + nc + c], i, top, top_i, root)
+                if not go:  # the pass is over
+                    if (
+                        last
+                        or frames[depth, _ANY_LIVE] == 1
+                        or full_count
+                        or frames[depth, _N_WAITING] == 0
+                    ):
+                        finished = True
+                    else:  # every click is dead: try them after all
+                        frames[depth, _LAST], frames[depth, _POS] = 1, 0
+                    continue
+                # the click's layouts where it is safe, by the number it shows
+                start, m = frames[depth, _START], frames[depth, _M]
+                for x in range(m):
+                    labels[x] = reads[i, idx[start + x]]
+                sort_by_label(idx, start, m, labels, 10, idx, at, ints, sb)
+                if defer and not (full_count or last):
+                    shown = 0
+                    for k in range(9):
+                        shown += ints[sb + k + 1] > ints[sb + k]
+                    if shown < 2:
+                        ints[tb + 3 * nc + frames[depth, _N_WAITING]] = c
+                        frames[depth, _N_WAITING] += 1
+                        frames[depth, _POS] += 1
+                        continue
+                    frames[depth, _ANY_LIVE] = 1
+                frames[depth, _CUR], frames[depth, _K] = c, 0
+                frames[depth, _ACC], frames[depth, _REST] = 0, ints[tb + nc + c]
+            if child < 0:
+                ret = frames[depth, _TOP]
+        if child >= 0:  # enter the part
+            start, m, above, key = child, child_m, frames[depth, _USP], child_key
+            depth += 1
+            entering = True
+            continue
+        # the state is counted: memoise it and hand its count back
+        if not root:
+            h1, h2 = keys[depth, 0], keys[depth, 1]
+            start, m = frames[depth, _START], frames[depth, _M]
+            slots, pool = _store(idx, start, m, h1, h2, ret, slots, pool, used)
+        sp, isp, usp = frames[depth, _SP], frames[depth, _ISP], frames[depth, _USP]
+        if root:
+            return out
+        depth -= 1
 
 
 @kernel(
