@@ -27,7 +27,7 @@ from numpy.typing import NDArray
 
 from .._constants import HIDDEN
 from .._kernels import adjacent_counts
-from ._jit import frozen, helper, kernel, readonly
+from ._jit import frozen, helper, kernel, readonly, subroutine
 from .analysis import Analysis
 from .structure import sort_by_label
 
@@ -257,32 +257,49 @@ def _recall(
     """The memoised count of the state ``idx[start:start + m]``, or -1.
 
     -1 also on a hash collision: a hit counts only if the pool holds the
-    state's own indices.
+    state's own indices.  1 for a state of one layout (never memoised).
+    (No early returns: see :func:`_search`.)
     """
-    s = _slot(slots, h1, h2)
-    if slots[s, 2] == 0:
-        return -1
-    at = int(slots[s, 2]) - 1
-    if pool[at] != m:
-        return -1
-    for x in range(m):
-        if pool[at + 2 + x] != idx[start + x]:
-            return -1
-    return int(pool[at + 1])
+    at = int(slots[_slot(slots, h1, h2), 2]) - 1  # (-1: an empty slot)
+    same = at >= 0 and pool[at] == m
+    for x in range(m if same else 0):
+        same &= pool[at + 2 + x] == idx[start + x]
+    won = pool[at + 1]
+    return 1 if m == 1 else int(won) if same else -1
 
 
 @helper
-def _known(
-    idx: NDArray[Any], start: int, m: int, slots: NDArray[Any], pool: NDArray[Any]
-) -> tuple[int, np.uint64, np.uint64]:
-    """A state's count if known without a search (else -1), and its key.
+def _put(
+    idx: NDArray[Any],
+    start: int,
+    m: int,
+    h1: np.uint64,
+    h2: np.uint64,
+    result: int,
+    slots: NDArray[Any],
+    pool: NDArray[Any],
+    used: NDArray[Any],
+) -> bool:
+    """Memoise the state's count unless its key is taken (by another state).
 
-    1 for a state of one layout (no key), else the memoised count.
+    ``used`` holds the pool's used length and the slots taken.  True once
+    it is memoised or its key is taken; False (and nothing done) if the
+    pool has no room for it or the slots would be more than half full:
+    :func:`_store` grows them first.  (No early returns: see :func:`_search`.)
     """
-    if m == 1:
-        return 1, np.uint64(0), np.uint64(0)
-    h1, h2 = _key(idx, start, m)
-    return _recall(idx, start, m, h1, h2, slots, pool), h1, h2
+    s = _slot(slots, h1, h2)
+    at = used[0]
+    fits = at + m + 2 <= pool.shape[0] and 2 * (used[1] + 1) <= slots.shape[0]
+    put = slots[s, 2] == 0 and fits
+    if put:
+        slots[s, 0], slots[s, 1], slots[s, 2] = h1, h2, np.uint64(at + 1)
+        pool[at] = m
+        pool[at + 1] = result
+    for x in range(m if put else 0):
+        pool[at + 2 + x] = idx[start + x]
+    used[0] += m + 2 if put else 0
+    used[1] += put
+    return bool(slots[s, 2] != 0)
 
 
 @helper
@@ -297,32 +314,25 @@ def _store(
     pool: NDArray[Any],
     used: NDArray[Any],
 ) -> tuple[NDArray[Any], NDArray[Any]]:
-    """Memoise the state's count, unless its key is taken (by another state).
+    """:func:`_put`, growing the pool or the slots first if it must.
 
-    ``used`` holds the pool's used length and the slots taken.  Returns the
-    slots and the pool, each possibly grown (the slots are kept at most half
-    full).
+    Returns the slots and the pool, each possibly grown (the slots are
+    kept at most half full).
     """
-    s = _slot(slots, h1, h2)
-    if slots[s, 2] != 0:
+    if _put(idx, start, m, h1, h2, result, slots, pool, used):
         return slots, pool
     at = used[0]
     if at + m + 2 > pool.shape[0]:
         bigger = np.empty(max(2 * pool.shape[0], at + m + 2), dtype=np.int64)
         bigger[:at] = pool[:at]
         pool = bigger
-    pool[at] = m
-    pool[at + 1] = result
-    pool[at + 2 : at + 2 + m] = idx[start : start + m]
-    used[0] = at + m + 2
-    slots[s, 0], slots[s, 1], slots[s, 2] = h1, h2, np.uint64(at + 1)
-    used[1] += 1
-    if 2 * used[1] > slots.shape[0]:
+    if 2 * (used[1] + 1) > slots.shape[0]:
         grown = np.zeros((2 * slots.shape[0], 3), dtype=np.uint64)
         for t in range(slots.shape[0]):
             if slots[t, 2] != 0:
                 grown[_slot(grown, slots[t, 0], slots[t, 1])] = slots[t]
         slots = grown
+    _put(idx, start, m, h1, h2, result, slots, pool, used)
     return slots, pool
 
 
@@ -372,6 +382,318 @@ def _beats(value: int, i: int, top: int, top_i: int, by_index: bool) -> bool:
 _CLICK_STARTS = 21
 
 
+# Where :func:`_search` stands when it hands back to :func:`endgame_wins`
+# (a row of ``regs``), to go on from there when it is called again.
+(
+    _DEPTH,  # the state on top
+    _ENTERING,  # 1: it enters the state ``_AT_START``/``_AT_M`` (at ``_DEPTH``)
+    _STORED,  # 1: the state on top is memoised (by the kernel): it leaves it
+    _AT_START,  # the state to enter: its layouts idx[_AT_START:_AT_START + _AT_M],
+    _AT_M,
+    _ABOVE,  # and the union of the state it split off: union[_ABOVE:]
+    _RET,  # the count of the state just left (or, to memoise, of the state on top)
+    _STACK,  # the tops of the three stacks (idx, ints, union)
+    _ISTACK,
+    _USTACK,
+    _STATES,  # the budget left: states, and layout-cells
+    _CELLS_LEFT,
+    _SKIP,  # the cell clicked to reach the state to enter (-1: none)
+    _N_REGS,
+) = range(14)
+
+# What :func:`_search` hands back.
+_DONE, _OVER, _GROW_STACKS, _GROW_MEMO = range(4)
+
+
+@subroutine
+def _search(
+    lays: NDArray[Any],
+    nbr: NDArray[Any],
+    clickable: NDArray[Any],
+    reads: NDArray[Any],
+    every: bool,
+    out: NDArray[Any],
+    scratch: NDArray[Any],
+    masks: NDArray[Any],
+    idx: NDArray[Any],
+    ints: NDArray[Any],
+    union: NDArray[Any],
+    frames: NDArray[Any],
+    keys: NDArray[Any],
+    slots: NDArray[Any],
+    pool: NDArray[Any],
+    used: NDArray[Any],
+    regs: NDArray[Any],
+) -> int:
+    """:func:`endgame_wins`' search, from where ``regs`` says, until it ends.
+
+    Returns ``_DONE`` (the counts are in ``out``), ``_OVER`` (past the
+    budget), or, when an array is too small for the next step, which to
+    grow, with ``regs`` saying where to go on: ``_GROW_STACKS`` before it
+    enters a state (whose key waits in ``keys[_DEPTH]``: ``keys`` has a row
+    more than ``frames``), ``_GROW_MEMO`` when memoising the state on top
+    would fill more than half the slots or overflow the pool (the kernel
+    then memoises it with :func:`_store`, which grows them).  It never
+    replaces an array: numba would count references to an array that a
+    loop may replace at every step.  Its helpers (inlined) take arrays,
+    but each array's last use in them is one that every path reaches, so
+    numba's pruning removes the counts of those calls too.
+    """
+    n = nbr.shape[0]
+    n_lays = lays.shape[0]
+    words = lays.shape[1]
+    defer = True  # dead clicks wait only when no cell is flagged
+    for i in range(n):
+        defer = defer and clickable[i]
+    labels, renumber = scratch, scratch[n_lays:]
+    varying, fresh = masks[:words], masks[words:]
+    depth = regs[_DEPTH]
+    entering, stored = regs[_ENTERING] == 1, regs[_STORED] == 1
+    start, m, above, skip = regs[_AT_START], regs[_AT_M], regs[_ABOVE], regs[_SKIP]
+    ret = regs[_RET]
+    sp, isp, usp = regs[_STACK], regs[_ISTACK], regs[_USTACK]
+    states, cells_left = regs[_STATES], regs[_CELLS_LEFT]
+    key = (keys[depth, 0], keys[depth, 1])
+    while True:
+        if not stored:
+            if entering:
+                if (
+                    depth == frames.shape[0]
+                    or usp + words > union.shape[0]
+                    or sp + m > idx.shape[0]
+                    or isp + max(2 * m + 1, 4 * n + _CLICK_STARTS) > ints.shape[0]
+                ):
+                    regs[_DEPTH], regs[_ENTERING], regs[_STORED] = depth, 1, 0
+                    regs[_AT_START], regs[_AT_M], regs[_ABOVE] = start, m, above
+                    regs[_SKIP] = skip
+                    regs[_STACK], regs[_ISTACK], regs[_USTACK] = sp, isp, usp
+                    regs[_STATES], regs[_CELLS_LEFT] = states, cells_left
+                    keys[depth, 0], keys[depth, 1] = key  # (keys has a row more)
+                    return _GROW_STACKS
+                root = depth == 0
+                if not root:
+                    states -= 1
+                    cells_left -= m * n
+                    if states < 0 or cells_left < 0:
+                        return _OVER
+                keys[depth, 0], keys[depth, 1] = key
+                frames[depth, _START], frames[depth, _M] = start, m
+                frames[depth, _SP], frames[depth, _ISP], frames[depth, _USP] = sp, isp, usp
+                for w in range(words):
+                    u = np.uint64(0)
+                    inter = np.uint64(0xFFFFFFFFFFFFFFFF)
+                    for x in range(start, start + m):
+                        u |= lays[idx[x], w]
+                        inter &= lays[idx[x], w]
+                    union[usp + w] = u
+                    varying[w] = u & ~inter
+                    fresh[w] = union[above + w] & ~u
+                usp += words
+                # Reveal every certainly safe cell at once: split by all their
+                # numbers (the root has none: its undecided cells are not safe).
+                # The cell clicked to get here shows one number in all of them
+                # (its part is theirs): its split would change no label.
+                for x in range(m):
+                    labels[x] = 0
+                n_labels = 1
+                for i in range(n if not root else 0):
+                    if i == skip or not _bit(fresh, i) or not _meets(varying, nbr, i):
+                        continue
+                    for code in range(9 * n_labels):
+                        renumber[code] = -1
+                    count = 0
+                    for x in range(m):
+                        code = labels[x] * 9 + reads[i, idx[start + x]]
+                        if renumber[code] < 0:
+                            renumber[code] = count
+                            count += 1
+                        labels[x] = renumber[code]
+                    n_labels = count
+                at = sp  # its layouts sorted by part, or by a click's number
+                frames[depth, _ORD] = at
+                sp += m
+                frames[depth, _N_LABELS] = n_labels
+                frames[depth, _K], frames[depth, _ACC] = 0, 0
+                n_cells = 0
+                if n_labels == 1:
+                    for i in range(n):
+                        n_cells += _bit(varying, i) and clickable[i]
+                need = 2 * n_labels + 1 if n_labels > 1 else 4 * n_cells + _CLICK_STARTS
+                sb = isp
+                frames[depth, _STARTS] = sb
+                isp += need
+                if n_labels > 1:
+                    sort_by_label(idx, start, m, labels, n_labels, idx, at, ints, sb)
+                else:
+                    # the clicks (cells, safe, order, waiting: ints[tb:]), by the
+                    # layouts where they are safe, most first, then the lower cell
+                    tb = sb + _CLICK_STARTS
+                    frames[depth, _TABLE], frames[depth, _N_CELLS] = tb, n_cells
+                    c = 0
+                    for i in range(n):
+                        if _bit(varying, i) and clickable[i]:
+                            ints[tb + c] = i
+                            c += 1
+                    for c in range(n_cells):
+                        i = ints[tb + c]
+                        mined = 0
+                        for x in range(start, start + m):
+                            mined += reads[i, idx[x]] == 9
+                        ints[tb + n_cells + c] = m - mined
+                    order = tb + 2 * n_cells
+                    for c in range(n_cells):  # (insertion sort: few clicks)
+                        safe, cell = ints[tb + n_cells + c], ints[tb + c]
+                        k = c
+                        while k > 0:
+                            before = ints[order + k - 1]
+                            safe_b = ints[tb + n_cells + before]
+                            if safe_b > safe or (safe_b == safe and ints[tb + before] < cell):
+                                break
+                            ints[order + k] = before
+                            k -= 1
+                        ints[order + k] = c
+                    frames[depth, _CUR], frames[depth, _POS], frames[depth, _LAST] = -1, 0, 0
+                    frames[depth, _N_WAITING], frames[depth, _ANY_LIVE] = 0, 0
+                    frames[depth, _TOP], frames[depth, _TOP_I] = 0, n
+                entering = False
+                returning = False
+            else:
+                returning = True
+            # Go on with the state on top, with ``ret`` from its part in hand.
+            # (Scalar reads and writes only: a view of a stack would cost a
+            # reference count at every step.)
+            root = depth == 0
+            sb = frames[depth, _STARTS]  # its parts start at ints[sb:]
+            at = frames[depth, _ORD]
+            child = -1  # the part to enter next: its start, size and key
+            child_m = 0
+            child_key = (np.uint64(0), np.uint64(0))
+            child_skip = -1  # (the cell clicked, for a number's part)
+            if frames[depth, _N_LABELS] > 1:
+                if returning:
+                    frames[depth, _ACC] += ret
+                    frames[depth, _K] += 1
+                while frames[depth, _K] < frames[depth, _N_LABELS]:
+                    k = frames[depth, _K]
+                    p0 = at + ints[sb + k]
+                    pm = ints[sb + k + 1] - ints[sb + k]
+                    h1, h2 = _key(idx, p0, pm)
+                    won = _recall(idx, p0, pm, h1, h2, slots, pool)
+                    if won < 0:
+                        child, child_m, child_key = p0, pm, (h1, h2)
+                        break
+                    frames[depth, _ACC] += won
+                    frames[depth, _K] += 1
+                if child < 0:
+                    ret = frames[depth, _ACC]
+            else:
+                nc = frames[depth, _N_CELLS]
+                tb = frames[depth, _TABLE]  # cells, safe, order, waiting: ints[tb:]
+                full_count = root and every
+                finished = False
+                while child < 0 and not finished:
+                    c = frames[depth, _CUR]
+                    if c >= 0:  # a click in hand: its numbers from _K on
+                        i = ints[tb + c]
+                        top, top_i = frames[depth, _TOP], frames[depth, _TOP_I]
+                        done = True
+                        if returning:
+                            returning = False
+                            frames[depth, _ACC] += ret
+                            bound = frames[depth, _ACC] + frames[depth, _REST]
+                            done = full_count or _beats(bound, i, top, top_i, root)
+                            frames[depth, _K] += 1
+                        while done and frames[depth, _K] < 9:
+                            k = frames[depth, _K]
+                            if ints[sb + k + 1] > ints[sb + k]:
+                                p0 = at + ints[sb + k]
+                                pm = ints[sb + k + 1] - ints[sb + k]
+                                frames[depth, _REST] -= pm
+                                h1, h2 = _key(idx, p0, pm)
+                                won = _recall(idx, p0, pm, h1, h2, slots, pool)
+                                if won < 0:
+                                    child, child_m, child_key = p0, pm, (h1, h2)
+                                    child_skip = i
+                                    break
+                                frames[depth, _ACC] += won
+                                bound = frames[depth, _ACC] + frames[depth, _REST]
+                                done = full_count or _beats(bound, i, top, top_i, root)
+                            frames[depth, _K] += 1
+                        if child >= 0:
+                            break
+                        total = frames[depth, _ACC]
+                        if done:
+                            if root:
+                                out[i] = total
+                            if _beats(total, i, top, top_i, True):
+                                frames[depth, _TOP], frames[depth, _TOP_I] = total, i
+                        frames[depth, _CUR] = -1
+                        frames[depth, _POS] += 1
+                        continue
+                    # the next click to try, if any
+                    last = frames[depth, _LAST] == 1
+                    pos = frames[depth, _POS]
+                    go = pos < (frames[depth, _N_WAITING] if last else nc)
+                    if go:
+                        c = ints[tb + 3 * nc + pos] if last else ints[tb + 2 * nc + pos]
+                        i = ints[tb + c]
+                        top, top_i = frames[depth, _TOP], frames[depth, _TOP_I]
+                        go = full_count or _beats(ints[tb + nc + c], i, top, top_i, root)
+                    if not go:  # the pass is over
+                        if (
+                            last
+                            or frames[depth, _ANY_LIVE] == 1
+                            or full_count
+                            or frames[depth, _N_WAITING] == 0
+                        ):
+                            finished = True
+                        else:  # every click is dead: try them after all
+                            frames[depth, _LAST], frames[depth, _POS] = 1, 0
+                        continue
+                    # the click's layouts where it is safe, by the number it shows
+                    start, m = frames[depth, _START], frames[depth, _M]
+                    for x in range(m):
+                        labels[x] = reads[i, idx[start + x]]
+                    sort_by_label(idx, start, m, labels, 10, idx, at, ints, sb)
+                    if defer and not (full_count or last):
+                        shown = 0
+                        for k in range(9):
+                            shown += ints[sb + k + 1] > ints[sb + k]
+                        if shown < 2:
+                            ints[tb + 3 * nc + frames[depth, _N_WAITING]] = c
+                            frames[depth, _N_WAITING] += 1
+                            frames[depth, _POS] += 1
+                            continue
+                        frames[depth, _ANY_LIVE] = 1
+                    frames[depth, _CUR], frames[depth, _K] = c, 0
+                    frames[depth, _ACC], frames[depth, _REST] = 0, ints[tb + nc + c]
+                if child < 0:
+                    ret = frames[depth, _TOP]
+            if child >= 0:  # enter the part
+                start, m, above, key = child, child_m, frames[depth, _USP], child_key
+                skip = child_skip
+                depth += 1
+                entering = True
+                continue
+        # The state is counted: memoise it (the kernel does, with _store,
+        # when the memo must grow first) and hand its count back.
+        root = depth == 0
+        if not root and not stored:
+            h1, h2 = keys[depth, 0], keys[depth, 1]
+            start, m = frames[depth, _START], frames[depth, _M]
+            if not _put(idx, start, m, h1, h2, ret, slots, pool, used):
+                regs[_DEPTH], regs[_ENTERING], regs[_STORED] = depth, 0, 1
+                regs[_RET] = ret
+                regs[_STACK], regs[_ISTACK], regs[_USTACK] = sp, isp, usp
+                regs[_STATES], regs[_CELLS_LEFT] = states, cells_left
+                return _GROW_MEMO
+        stored = False
+        sp, isp, usp = frames[depth, _SP], frames[depth, _ISP], frames[depth, _USP]
+        if root:
+            return _DONE
+        depth -= 1
+
+
 @kernel(
     readonly(nt.uint64[:, ::1]),
     readonly(nt.uint64[:, ::1]),
@@ -403,7 +725,8 @@ def endgame_wins(
 
     The search is a depth-first expectimax over states (sets of layouts)
     kept on explicit stacks, not a recursion: numba would increment and
-    decrement the reference count of every array of every call.  A state's
+    decrement the reference count of every array of every call.  It runs
+    in :func:`_search`, which hands back here to grow an array.  A state's
     count is the layouts it wins under perfect play:
 
     * The root (every layout) tries each click; its counts go to the
@@ -412,7 +735,8 @@ def endgame_wins(
     * Any other state costs one state and ``m * n`` layout-cells of the
       budget (``m`` layouts, ``n`` cells).  A cell already safe in the state
       it split off shows the same number in all of its layouts (that state
-      was split by it), so only cells safe here and not there can split it:
+      was split by it), so only cells safe here and not there can split it
+      (but the click that made it, which shows one number in all of them):
       if their numbers split it, its count is the sum of its parts'.
       Otherwise it tries its clicks, most safe layouts first (then the
       lower cell), and its count is the best click's: a click's count is
@@ -427,7 +751,6 @@ def endgame_wins(
     n_lays = lays.shape[0]
     words = lays.shape[1]
     out = np.full(n, -1, dtype=np.int64)
-    defer = bool(clickable.all())  # dead clicks wait only when no cell is flagged
     # what each cell shows in each layout (9: a mine), read in every state
     reads = np.empty((n, n_lays), dtype=np.int8)
     for i in range(n):
@@ -442,243 +765,48 @@ def endgame_wins(
     slots = np.zeros((1 << 10, 3), dtype=np.uint64)
     pool = np.empty(1 << 12, dtype=np.int64)
     used = np.zeros(2, dtype=np.int64)
-    labels = np.empty(n_lays, dtype=np.int64)
-    renumber = np.empty(9 * n_lays + 9, dtype=np.int64)
-    varying = np.empty(words, dtype=np.uint64)
-    fresh = np.empty(words, dtype=np.uint64)
+    scratch = np.empty(10 * n_lays + 9, dtype=np.int64)  # labels, then renumber
+    masks = np.empty(2 * words, dtype=np.uint64)  # varying, then fresh
     # the stacks: layout indices, ints (starts and click tables), unions
     idx = np.empty(4 * n_lays + 16, dtype=np.int64)
     ints = np.empty(64 * n_lays + 256, dtype=np.int64)
     union = np.empty(8 * words, dtype=np.uint64)
     frames = np.zeros((16, _N_FIELDS), dtype=np.int64)
-    keys = np.zeros((16, 2), dtype=np.uint64)
-    states, cells_left = budget, work
+    keys = np.zeros((17, 2), dtype=np.uint64)  # (and the next state's, below the top)
+    regs = np.zeros(_N_REGS, dtype=np.int64)
     idx[:n_lays] = np.arange(n_lays)
     union[:words] = np.uint64(0xFFFFFFFFFFFFFFFF)  # (the root's "above")
-    sp, isp, usp = n_lays, 0, words
-    depth = 0
-    entering = True
-    start, m, above = 0, n_lays, 0  # the state to enter
-    key = (np.uint64(0), np.uint64(0))
-    ret = 0  # the count of the state just left
+    regs[_ENTERING], regs[_AT_M], regs[_SKIP] = 1, n_lays, -1  # enter the root
+    regs[_STACK], regs[_USTACK] = n_lays, words
+    regs[_STATES], regs[_CELLS_LEFT] = budget, work
+    # The search runs in a subroutine that never replaces an array (numba
+    # would count references to an array that a loop may replace at every
+    # step); it hands back here to grow one, then goes on.
     while True:
-        if entering:
-            root = depth == 0
-            if not root:
-                states -= 1
-                cells_left -= m * n
-                if states < 0 or cells_left < 0:
-                    return np.zeros(0, dtype=np.int64)
-            if depth == frames.shape[0]:
+        status = _search(
+            lays, nbr, clickable, reads, every, out, scratch, masks,
+            idx, ints, union, frames, keys, slots, pool, used, regs,
+        )  # fmt: skip
+        if status == _DONE:
+            return out
+        if status == _OVER:
+            return np.zeros(0, dtype=np.int64)
+        if status == _GROW_STACKS:
+            m = regs[_AT_M]
+            if regs[_DEPTH] == frames.shape[0]:
                 frames = np.concatenate((frames, np.zeros_like(frames)))
                 keys = np.concatenate((keys, np.zeros_like(keys)))
-            if usp + words > union.shape[0]:
+            if regs[_USTACK] + words > union.shape[0]:
                 union = np.concatenate((union, np.empty_like(union)))
-            if sp + m > idx.shape[0]:
+            if regs[_STACK] + m > idx.shape[0]:
                 idx = np.concatenate((idx, np.empty(idx.shape[0] + m, dtype=np.int64)))
-            keys[depth, 0], keys[depth, 1] = key
-            frames[depth, _START], frames[depth, _M] = start, m
-            frames[depth, _SP], frames[depth, _ISP], frames[depth, _USP] = sp, isp, usp
-            for w in range(words):
-                u = np.uint64(0)
-                inter = np.uint64(0xFFFFFFFFFFFFFFFF)
-                for x in range(start, start + m):
-                    u |= lays[idx[x], w]
-                    inter &= lays[idx[x], w]
-                union[usp + w] = u
-                varying[w] = u & ~inter
-                fresh[w] = union[above + w] & ~u
-            usp += words
-            # Reveal every certainly safe cell at once: split by all their
-            # numbers (the root has none: its undecided cells are not safe).
-            for x in range(m):
-                labels[x] = 0
-            n_labels = 1
-            for i in range(n if not root else 0):
-                if not _bit(fresh, i) or not _meets(varying, nbr, i):
-                    continue
-                for code in range(9 * n_labels):
-                    renumber[code] = -1
-                count = 0
-                for x in range(m):
-                    code = labels[x] * 9 + reads[i, idx[start + x]]
-                    if renumber[code] < 0:
-                        renumber[code] = count
-                        count += 1
-                    labels[x] = renumber[code]
-                n_labels = count
-            at = sp  # its layouts sorted by part, or by a click's number
-            frames[depth, _ORD] = at
-            sp += m
-            frames[depth, _N_LABELS] = n_labels
-            frames[depth, _K], frames[depth, _ACC] = 0, 0
-            n_cells = 0
-            if n_labels == 1:
-                for i in range(n):
-                    n_cells += _bit(varying, i) and clickable[i]
-            need = 2 * n_labels + 1 if n_labels > 1 else 4 * n_cells + _CLICK_STARTS
-            if isp + need > ints.shape[0]:
+            need = max(2 * m + 1, 4 * n + _CLICK_STARTS)
+            if regs[_ISTACK] + need > ints.shape[0]:
                 ints = np.concatenate((ints, np.empty(ints.shape[0] + need, dtype=np.int64)))
-            sb = isp
-            frames[depth, _STARTS] = sb
-            isp += need
-            if n_labels > 1:
-                sort_by_label(idx, start, m, labels, n_labels, idx, at, ints, sb)
-            else:
-                # the clicks (cells, safe, order, waiting: ints[tb:]), by the
-                # layouts where they are safe, most first, then the lower cell
-                tb = sb + _CLICK_STARTS
-                frames[depth, _TABLE], frames[depth, _N_CELLS] = tb, n_cells
-                c = 0
-                for i in range(n):
-                    if _bit(varying, i) and clickable[i]:
-                        ints[tb + c] = i
-                        c += 1
-                for c in range(n_cells):
-                    i = ints[tb + c]
-                    mined = 0
-                    for x in range(start, start + m):
-                        mined += reads[i, idx[x]] == 9
-                    ints[tb + n_cells + c] = m - mined
-                order = tb + 2 * n_cells
-                for c in range(n_cells):  # (insertion sort: few clicks)
-                    safe, cell = ints[tb + n_cells + c], ints[tb + c]
-                    k = c
-                    while k > 0:
-                        before = ints[order + k - 1]
-                        safe_b = ints[tb + n_cells + before]
-                        if safe_b > safe or (safe_b == safe and ints[tb + before] < cell):
-                            break
-                        ints[order + k] = before
-                        k -= 1
-                    ints[order + k] = c
-                frames[depth, _CUR], frames[depth, _POS], frames[depth, _LAST] = -1, 0, 0
-                frames[depth, _N_WAITING], frames[depth, _ANY_LIVE] = 0, 0
-                frames[depth, _TOP], frames[depth, _TOP_I] = 0, n
-            entering = False
-            returning = False
-        else:
-            returning = True
-        # Go on with the state on top, with ``ret`` from its part in hand.
-        # (Scalar reads and writes only: a view of a stack would cost a
-        # reference count at every step.)
-        root = depth == 0
-        sb = frames[depth, _STARTS]  # its parts start at ints[sb:]
-        at = frames[depth, _ORD]
-        child = -1  # the part to enter next: its start, size and key
-        child_m = 0
-        child_key = (np.uint64(0), np.uint64(0))
-        if frames[depth, _N_LABELS] > 1:
-            if returning:
-                frames[depth, _ACC] += ret
-                frames[depth, _K] += 1
-            while frames[depth, _K] < frames[depth, _N_LABELS]:
-                k = frames[depth, _K]
-                p0 = at + ints[sb + k]
-                pm = ints[sb + k + 1] - ints[sb + k]
-                won, h1, h2 = _known(idx, p0, pm, slots, pool)
-                if won < 0:
-                    child, child_m, child_key = p0, pm, (h1, h2)
-                    break
-                frames[depth, _ACC] += won
-                frames[depth, _K] += 1
-            if child < 0:
-                ret = frames[depth, _ACC]
-        else:
-            nc = frames[depth, _N_CELLS]
-            tb = frames[depth, _TABLE]  # cells, safe, order, waiting: ints[tb:]
-            full_count = root and every
-            finished = False
-            while child < 0 and not finished:
-                c = frames[depth, _CUR]
-                if c >= 0:  # a click in hand: its numbers from _K on
-                    i = ints[tb + c]
-                    top, top_i = frames[depth, _TOP], frames[depth, _TOP_I]
-                    done = True
-                    if returning:
-                        returning = False
-                        frames[depth, _ACC] += ret
-                        bound = frames[depth, _ACC] + frames[depth, _REST]
-                        done = full_count or _beats(bound, i, top, top_i, root)
-                        frames[depth, _K] += 1
-                    while done and frames[depth, _K] < 9:
-                        k = frames[depth, _K]
-                        if ints[sb + k + 1] > ints[sb + k]:
-                            p0 = at + ints[sb + k]
-                            pm = ints[sb + k + 1] - ints[sb + k]
-                            frames[depth, _REST] -= pm
-                            won, h1, h2 = _known(idx, p0, pm, slots, pool)
-                            if won < 0:
-                                child, child_m, child_key = p0, pm, (h1, h2)
-                                break
-                            frames[depth, _ACC] += won
-                            bound = frames[depth, _ACC] + frames[depth, _REST]
-                            done = full_count or _beats(bound, i, top, top_i, root)
-                        frames[depth, _K] += 1
-                    if child >= 0:
-                        break
-                    total = frames[depth, _ACC]
-                    if done:
-                        if root:
-                            out[i] = total
-                        if _beats(total, i, top, top_i, True):
-                            frames[depth, _TOP], frames[depth, _TOP_I] = total, i
-                    frames[depth, _CUR] = -1
-                    frames[depth, _POS] += 1
-                    continue
-                # the next click to try, if any
-                last = frames[depth, _LAST] == 1
-                pos = frames[depth, _POS]
-                go = pos < (frames[depth, _N_WAITING] if last else nc)
-                if go:
-                    c = ints[tb + 3 * nc + pos] if last else ints[tb + 2 * nc + pos]
-                    i = ints[tb + c]
-                    top, top_i = frames[depth, _TOP], frames[depth, _TOP_I]
-                    go = full_count or _beats(ints[tb + nc + c], i, top, top_i, root)
-                if not go:  # the pass is over
-                    if (
-                        last
-                        or frames[depth, _ANY_LIVE] == 1
-                        or full_count
-                        or frames[depth, _N_WAITING] == 0
-                    ):
-                        finished = True
-                    else:  # every click is dead: try them after all
-                        frames[depth, _LAST], frames[depth, _POS] = 1, 0
-                    continue
-                # the click's layouts where it is safe, by the number it shows
-                start, m = frames[depth, _START], frames[depth, _M]
-                for x in range(m):
-                    labels[x] = reads[i, idx[start + x]]
-                sort_by_label(idx, start, m, labels, 10, idx, at, ints, sb)
-                if defer and not (full_count or last):
-                    shown = 0
-                    for k in range(9):
-                        shown += ints[sb + k + 1] > ints[sb + k]
-                    if shown < 2:
-                        ints[tb + 3 * nc + frames[depth, _N_WAITING]] = c
-                        frames[depth, _N_WAITING] += 1
-                        frames[depth, _POS] += 1
-                        continue
-                    frames[depth, _ANY_LIVE] = 1
-                frames[depth, _CUR], frames[depth, _K] = c, 0
-                frames[depth, _ACC], frames[depth, _REST] = 0, ints[tb + nc + c]
-            if child < 0:
-                ret = frames[depth, _TOP]
-        if child >= 0:  # enter the part
-            start, m, above, key = child, child_m, frames[depth, _USP], child_key
-            depth += 1
-            entering = True
-            continue
-        # the state is counted: memoise it and hand its count back
-        if not root:
-            h1, h2 = keys[depth, 0], keys[depth, 1]
-            start, m = frames[depth, _START], frames[depth, _M]
-            slots, pool = _store(idx, start, m, h1, h2, ret, slots, pool, used)
-        sp, isp, usp = frames[depth, _SP], frames[depth, _ISP], frames[depth, _USP]
-        if root:
-            return out
-        depth -= 1
+        else:  # _GROW_MEMO: memoise the state on top here
+            d = regs[_DEPTH]
+            start, m, h1, h2 = frames[d, _START], frames[d, _M], keys[d, 0], keys[d, 1]
+            slots, pool = _store(idx, start, m, h1, h2, regs[_RET], slots, pool, used)
 
 
 @kernel(
