@@ -239,3 +239,77 @@ def test_hill_guess_takes_a_prober_that_only_analyses(expert_probes: list[Probe]
         assert guess.hill_guess(*args, plain, Analyzer(), MAX_STATES) == guess.hill_guess(
             *args, compiled, Analyzer(), MAX_STATES
         )
+
+
+def test_the_rest_counted_compiled_is_the_engines_count_of_the_other_parts() -> None:
+    # probe_rest against count_frontier of every part but the cell's own, on
+    # random positions with several parts: the same parts of several totals
+    # (their counts and every group's row, whatever the groups' order), the
+    # same mines of the parts of one total, their counts, and their groups'
+    # probabilities as Python divides the integers; and not OK exactly where
+    # the engine finds no layout.
+    from numsweeper._kernels import adjacent_counts
+    from numsweeper.solver.analysis import _single_shares
+    from numsweeper.solver.components import count_frontier
+    from numsweeper.solver.probe import probe_rest
+    from numsweeper.solver.structure import frontier
+
+    rng = np.random.default_rng(529)
+    checked = wide = empty = 0
+    for _ in range(600):
+        rows, cols = rng.integers(3, 9, size=2)
+        mines = rng.random((rows, cols)) < rng.uniform(0.1, 0.35)
+        counts = adjacent_counts(mines)
+        shown = ~mines & (rng.random((rows, cols)) < rng.uniform(0.2, 0.6))
+        cells = np.where(shown, counts, H).astype(np.int8)
+        if rng.random() < 0.2:  # a number no layout fits, now and then
+            at = np.argwhere(shown)
+            if len(at):
+                r, c = at[rng.integers(len(at))]
+                cells[r, c] = min(int(cells[r, c]) + 1 + int(rng.integers(3)), 8)
+        revealed = cells >= 0
+        shape = frontier(~revealed, revealed)
+        if shape.n_parts == 0:
+            continue
+        need = cells.ravel()[shape.con_flat].astype(np.int64)
+        own = int(rng.integers(-1, shape.n_parts))
+        total = int(mines.sum())
+        status, rest, rest_p, coeffs = probe_rest(
+            *shape.count_args, frozen(need), own, MAX_STATES, shape.unconstrained, total
+        )
+        others = [j for j in range(shape.n_parts) if j != own]
+        try:
+            engine = count_frontier(shape, need, MAX_STATES, None, only=others)
+        except ns.InvalidBoardError:
+            assert status != 0
+            empty += 1
+            continue
+        assert status == 0 and engine.exact
+        assert rest[:3].tolist() == [shape.unconstrained, total, engine.single_low]
+        assert sorted(coeffs.tolist()) == sorted(
+            [1] * (len(coeffs) - len(engine.single_coeffs)) + engine.single_coeffs.tolist()
+        )
+        want_p = _single_shares(engine, shape)[0]
+        assert np.array_equal(rest_p, want_p, equal_nan=True)
+        parts, at = [], 4
+        for _ in range(int(rest[3])):
+            low, width, k = rest[at : at + 3].tolist()
+            at += 3
+            counted = rest[at : at + width].tolist()
+            at += width
+            groups = rest[at : at + k].tolist()
+            at += k
+            marginals = {}
+            for g in groups:
+                marginals[g] = rest[at : at + width].tolist()
+                at += width
+            parts.append((low, counted, marginals))
+        assert at == len(rest)
+        want = [
+            (comp.low, comp.coeffs, dict(zip(comp.groups, comp.marginals.tolist(), strict=True)))
+            for comp in engine.components
+        ]
+        assert sorted(parts, key=repr) == sorted(want, key=repr)
+        checked += 1
+        wide += len(parts)
+    assert checked > 300 and wide > 50 and empty > 20, (checked, wide, empty)

@@ -33,12 +33,11 @@ from .analysis import (
     _coerce,
     _Counted,
     _probabilities,
-    _single_shares,
 )
 from .components import Counts, count_frontier, merged
-from .counting import EMPTY, LIMIT, OK, Poly, count_parts, unpack
+from .counting import EMPTY, OK, Poly, count_parts, unpack
 from .longcount import convolve
-from .probe import given_shares, probe_outlook
+from .probe import given_shares, probe_outlook, probe_rest
 from .structure import frontier
 
 __all__: list[str] = []
@@ -58,7 +57,9 @@ class _Prober:
     engine's memory: a probe's component seldom comes back, and keying and
     keeping it cost more than its rare hits saved (the counts are the same
     integers either way).  :meth:`look` reads what the look-ahead needs of
-    ``prober(n)`` without making it, in one compiled call.
+    ``prober(n)`` without making it, in one compiled call, after counting
+    the other components once in another
+    (:func:`~numsweeper.solver.probe.probe_rest`).
     """
 
     def __init__(
@@ -135,11 +136,10 @@ class _Prober:
         :func:`~numsweeper.solver.guess.outlook` of ``self(n)`` with
         ``off_at``, the same integers and floats, from one call of
         :func:`~numsweeper.solver.probe.probe_outlook`.  None where that
-        does not apply: the rest's count is relaxed or in Python integers,
-        the cell's own count is not plain (no layout, too many states, a
-        count past int64), or a ratio's terms do not convert to floats
-        exactly; ``self(n)`` then tells (or raises).  Nothing is added to
-        the engine's memory but the rest's count, as ``self(n)`` adds it.
+        does not apply: a count of the rest or of the cell's own part is
+        not plain (no layout, too many states, a count past int64), or a
+        ratio's terms do not convert to floats exactly; ``self(n)`` then
+        tells (or raises).  Nothing is added to the engine's memory.
 
         Raises
         ------
@@ -183,22 +183,27 @@ class _Prober:
         return layouts, s1, s2, live_safe
 
     def _planned(self) -> _Plan | None:
-        """:meth:`look`'s inputs that do not depend on the number (None if it never applies)."""
-        rest = self._rest()
-        if rest is None or not rest.exact:
+        """:meth:`look`'s inputs that do not depend on the number (None if it never applies).
+
+        The rest of the frontier is counted here, compiled, not through
+        the engine's memory: a probe's other parts are mostly small, and
+        the exact integers are the same either way.
+        """
+        shape = self.shape
+        status, rest, rest_p, coeffs = probe_rest(
+            *shape.count_args,
+            frozen(self.need),
+            self.own[0] if self.own else -1,
+            min(self.max_states, 2**62),  # (int64)
+            shape.unconstrained,
+            self.total,
+        )
+        if status != OK:
             return None
-        head = [self.shape.unconstrained, self.total, rest.single_low, len(rest.components)]
-        pieces = [np.array(head, dtype=np.int64)]
-        for comp in rest.components:
-            if comp.marginals.dtype != np.int64 or max(comp.coeffs) > LIMIT:
-                return None
-            sizes = [comp.low, len(comp.coeffs), len(comp.groups)]
-            pieces.append(np.array(sizes + comp.coeffs + comp.groups, dtype=np.int64))
-            pieces.append(comp.marginals.ravel())
         return _Plan(
-            frozen(np.concatenate(pieces)),
-            frozen(_single_shares(rest, self.shape)[0]),
-            math.prod(rest.single_coeffs.tolist()),
+            frozen(rest),
+            frozen(rest_p),
+            math.prod(coeffs.tolist()),
             frozen(self.need.copy()),
             frozen(self.cells.copy()),
         )

@@ -6,7 +6,7 @@ asks of each number ``n`` a candidate cell may show two things: the
 share of the layouts in which it shows ``n``, and the two best living
 safeties after it (its *outlook*, :func:`outlook`).  :func:`probe_outlook`
 answers both in one call, from the count of the cell's own component (the
-rest of the frontier is counted once per cell, in Python) to the outlook,
+rest of the frontier is counted once per cell, by :func:`probe_rest`) to the outlook,
 without an :class:`~numsweeper.solver.analysis.Analysis`: the same
 integers as the exact engine's, in int64, and the same floats.  The
 guess's influence factor asks of small sets of frontier cells the share
@@ -32,9 +32,9 @@ from numba import types as nt
 from numpy.typing import NDArray
 
 from ._jit import helper, kernel, readonly, subroutine
-from .counting import EMPTY, FALLBACK, LIMIT, OK, add_scaled, checked_mul, count_part
+from .counting import EMPTY, FALLBACK, LIMIT, OK, _grow, add_scaled, checked_mul, count_part
 
-__all__ = ["given_shares", "outlook", "probe_outlook"]
+__all__ = ["given_shares", "outlook", "probe_outlook", "probe_rest"]
 
 #: Integers below this convert to floats exactly.
 _EXACT_FLOATS = 2**53
@@ -403,6 +403,39 @@ def outlook(
     return _outlook(probe, front_flat, front_p, 0, off_p, off_at, _LAZY_STEPS)
 
 
+@helper
+def _put_part(
+    buf: NDArray[np.int64],
+    at: int,
+    low: int,
+    first: int,
+    width: int,
+    counts: NDArray[np.int64],
+    marginals: NDArray[np.int64],
+    order: NDArray[np.int64],
+    a: int,
+    b: int,
+) -> int:
+    """Write a counted part into ``buf`` from ``at`` on, in ``rest``'s form; where it ends.
+
+    ``(low, width, n_groups)``, its ``width`` counts from ``counts[first]``
+    on, its groups ``order[a:b]`` and their rows of ``marginals``.
+    """
+    buf[at], buf[at + 1], buf[at + 2] = low, width, b - a
+    at += 3
+    for t in range(width):
+        buf[at + t] = counts[first + t]
+    at += width
+    for x in range(b - a):
+        buf[at + x] = order[a + x]
+    at += b - a
+    for x in range(b - a):
+        for t in range(width):
+            buf[at + t] = marginals[x, first + t]
+        at += width
+    return at
+
+
 @kernel(
     readonly(nt.int64[::1]),
     readonly(nt.int64[::1]),
@@ -531,21 +564,7 @@ def probe_outlook(
         buf[i] = rest[i]
     if own >= 0:
         # appended to the rest's parts, in their form
-        at = rest.shape[0]
-        buf[at] = own_low
-        buf[at + 1] = width
-        buf[at + 2] = b - a
-        at += 3
-        for t in range(width):
-            buf[at + t] = counts[first + t]
-        at += width
-        for x in range(b - a):
-            buf[at + x] = order[a + x]
-        at += b - a
-        for x in range(b - a):
-            for t in range(width):
-                buf[at + t] = marginals[x, first + t]
-            at += width
+        _put_part(buf, rest.shape[0], own_low, first, width, counts, marginals, order, a, b)
         n_rest += 1
     u, m, low = buf[0], buf[1], buf[2]
     # where each part's counts start in data; its groups and rows follow
@@ -616,6 +635,100 @@ def probe_outlook(
         group_p[front_at + i] = group_p[group_of[i]]
     s1, s2, live_safe = _outlook(probe, front_flat, group_p, front_at, off_p, off_at, _LAZY_STEPS)
     return OK, grand, buf[context + k_ref], m - low - k_ref, s1, s2, live_safe
+
+
+@kernel(*[readonly(nt.int64[::1])] * 6, *[nt.int64] * 4)
+def probe_rest(
+    sizes: NDArray[np.int64],
+    grp_ptr: NDArray[np.int64],
+    grp_idx: NDArray[np.int64],
+    part_ptr: NDArray[np.int64],
+    order: NDArray[np.int64],
+    need: NDArray[np.int64],
+    own: int,
+    max_states: int,
+    unconstrained: int,
+    mines: int,
+) -> tuple[int, NDArray[np.int64], NDArray[np.float64], NDArray[np.int64]]:
+    """Every part but the cell's own counted, as :func:`probe_outlook` takes them.
+
+    Parameters
+    ----------
+    sizes, grp_ptr, grp_idx, part_ptr, order : ndarray of int64
+        The structure of the position with the cell shown, as
+        :func:`~numsweeper.solver.counting.count_parts` takes it.
+    need : ndarray of int64, shape (n_cons,)
+        What each number shows (the cell's own is not read).
+    own : int
+        The cell's own part (not counted), or -1.
+    max_states : int
+        The guard on the counts.
+    unconstrained, mines : int
+        The cells off the frontier and the mines, for the head of ``rest``.
+
+    Returns
+    -------
+    status : int
+        :data:`~numsweeper.solver.counting.OK`, else the status of the
+        first part not counted plainly (no layout, too many states, a
+        count past int64), or ``FALLBACK`` where a probability's terms do
+        not convert to floats exactly; the rest is then meaningless.
+    rest : ndarray of int64
+        :func:`probe_outlook`'s ``rest``: the parts of several mine totals,
+        each with its groups in elimination order.
+    rest_p : ndarray of float64, shape (n_groups,)
+        The mine probability of each group of a part of one total (its
+        mine-weighted count over its part's count times its size, as
+        Python divides the two), NaN elsewhere.
+    coeffs : ndarray of int64
+        The counts of the parts of one total (their product is
+        :func:`probe_outlook`'s ``factor``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import numsweeper as ns
+    >>> from numsweeper.solver.probe import probe_rest
+    >>> from numsweeper.solver.structure import frontier
+    >>> cells = np.array([[1, -1, -1, -1, 2], [-1, -1, -1, -1, -1]], dtype=np.int8)
+    >>> shape = frontier(cells < 0, cells >= 0)  # two parts: the 1's and the 2's
+    >>> need = cells.ravel()[shape.con_flat].astype(np.int64)
+    >>> status, rest, rest_p, coeffs = probe_rest(*shape.count_args, need, 1, 10, 2, 3)
+    >>> rest.tolist(), rest_p.round(3).tolist(), coeffs.tolist()  # the 1's: C(3, 1)
+    ([2, 3, 1, 0], [0.333, nan], [3])
+    """
+    n_groups = sizes.shape[0]
+    rest_p = np.full(n_groups, np.nan)
+    coeffs = np.empty(part_ptr.shape[0], dtype=np.int64)
+    rest = np.empty(16, dtype=np.int64)
+    number = np.full(need.shape[0], -1, dtype=np.int64)
+    rest[0], rest[1], rest[2], rest[3] = unconstrained, mines, 0, 0
+    used, n_coeffs = 4, 0
+    for j in range(part_ptr.shape[0] - 1):
+        if j == own:
+            continue
+        status, _, low, first, last, counts, marginals = count_part(
+            sizes, grp_ptr, grp_idx, part_ptr, order, need, j, max_states, number
+        )
+        if status != OK:
+            return status, rest[:0], rest_p, coeffs[:0]
+        a, b = part_ptr[j], part_ptr[j + 1]
+        width = last - first + 1
+        if width == 1:  # one total: a factor, and its groups' own ratios
+            for x in range(b - a):
+                g = order[a + x]
+                p = _ratio(marginals[x, first], checked_mul(counts[first], sizes[g]))
+                if p < 0.0:
+                    return FALLBACK, rest[:0], rest_p, coeffs[:0]
+                rest_p[g] = p
+            rest[2] += low
+            coeffs[n_coeffs] = counts[first]
+            n_coeffs += 1
+            continue
+        rest = _grow(rest, used, 3 + (b - a + 1) * (width + 1))
+        used = _put_part(rest, used, low, first, width, counts, marginals, order, a, b)
+        rest[3] += 1
+    return OK, rest[:used], rest_p, coeffs[:n_coeffs]
 
 
 @helper
