@@ -156,21 +156,18 @@ class _Prober:
         plan, shape = self.plan, self.shape
         if plan is None:
             return None
-        # (copies: a prober may be shared between threads, the plan read-only)
-        need, grid = plan.need.copy(), plan.grid.copy()
-        if self.at >= 0:
-            need[self.at] = n
-        grid[self.cell] = n
         status, grand, w_ref, n_ref, s1, s2, live_safe = probe_outlook(
             *shape.count_args,
-            frozen(need),
-            self.own[0] if self.own else -1,
-            min(self.max_states, 2**62),  # (int64)
+            plan.need,
+            self.at,
+            n,
+            plan.own,
+            plan.max_states,
             plan.rest,
             plan.rest_p,
             shape.front_flat,
             shape.group_of,
-            frozen(grid),
+            plan.grid,
             off_at,
         )
         if status == EMPTY:  # (the cell's own part, counted as self(n) counts it)
@@ -190,22 +187,17 @@ class _Prober:
         the exact integers are the same either way.
         """
         shape = self.shape
+        need = frozen(self.need.copy())
+        own = self.own[0] if self.own else -1
+        max_states = min(self.max_states, 2**62)  # (int64)
         status, rest, rest_p, coeffs = probe_rest(
-            *shape.count_args,
-            frozen(self.need),
-            self.own[0] if self.own else -1,
-            min(self.max_states, 2**62),  # (int64)
-            shape.unconstrained,
-            self.total,
+            *shape.count_args, need, own, max_states, shape.unconstrained, self.total
         )
         if status != OK:
             return None
+        factor = math.prod(coeffs.tolist())
         return _Plan(
-            frozen(rest),
-            frozen(rest_p),
-            math.prod(coeffs.tolist()),
-            frozen(self.need.copy()),
-            frozen(self.cells.copy()),
+            frozen(rest), frozen(rest_p), factor, need, frozen(self.cells.copy()), own, max_states
         )
 
 
@@ -216,8 +208,10 @@ class _Plan(NamedTuple):
     rest: NDArray[np.int64]  # every part but the cell's own, counted
     rest_p: NDArray[np.float64]  # their groups' probabilities, where they have one total
     factor: int  # the counts of those of one total, multiplied
-    need: NDArray[np.int64]  # what each number needs (copied, the cell's own set, per call)
-    grid: NDArray[np.int8]  # the position (copied, the cell set, per call)
+    need: NDArray[np.int64]  # what each number shows (the kernel sets the cell's own)
+    grid: NDArray[np.int8]  # the position, the cell shown (as 0: its number is not read)
+    own: int  # the cell's own part, or -1
+    max_states: int  # the guard, in int64
 
 
 class _Given:

@@ -445,6 +445,8 @@ def _put_part(
     readonly(nt.int64[::1]),
     nt.int64,
     nt.int64,
+    nt.int64,
+    nt.int64,
     readonly(nt.int64[::1]),
     readonly(nt.float64[::1]),
     readonly(nt.int64[::1]),
@@ -458,7 +460,9 @@ def probe_outlook(
     grp_idx: NDArray[np.int64],
     part_ptr: NDArray[np.int64],
     order: NDArray[np.int64],
-    need: NDArray[np.int64],
+    shows: NDArray[np.int64],
+    shown_at: int,
+    n: int,
     own: int,
     max_states: int,
     rest: NDArray[np.int64],
@@ -475,8 +479,9 @@ def probe_outlook(
     sizes, grp_ptr, grp_idx, part_ptr, order : ndarray of int64
         The position's structure, as :func:`~numsweeper.solver.counting.
         count_parts` takes it.
-    need : ndarray of int64, shape (n_cons,)
-        What each number needs, the cell's own number included.
+    shows, shown_at, n : ndarray of int64, shape (n_cons,), int, int
+        What each number shows; the cell's own is number ``shown_at`` (-1
+        if it has no hidden neighbour), and it shows ``n``.
     own : int
         The part the cell's number is in (counted here), or -1 if it has
         no hidden neighbour.
@@ -495,7 +500,8 @@ def probe_outlook(
     front_flat, group_of : ndarray of intp, shape (n_front,)
         The frontier cells and their groups.
     probe : ndarray of int8, shape (rows, cols)
-        The visible state with the cell shown.
+        The visible state with the cell shown (as any number: only
+        whether a cell is revealed is read).
     off_at : int
         As :func:`outlook` takes it.
 
@@ -533,6 +539,9 @@ def probe_outlook(
         at += 3 + width + rest[at + 2] * (width + 1)
     extra = 0
     if own >= 0:
+        need = shows.copy()
+        if shown_at >= 0:
+            need[shown_at] = n
         number = np.full(need.shape[0], -1, dtype=np.int64)
         status, _, own_low, first, last, counts, marginals = count_part(
             sizes, grp_ptr, grp_idx, part_ptr, order, need, own, max_states, number
