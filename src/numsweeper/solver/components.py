@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -199,12 +200,15 @@ def count_frontier(
         Component(shape.key_groups(j), hit_low, hit_coeffs, hit_rows)
         for j, (hit_low, hit_coeffs, hit_rows) in hits.items()
     ]
+    todo: Sequence[int]
     if hits or only is not None:
-        todo = np.array([j for j in parts if j not in hits], dtype=np.int64)
-        if not len(todo):  # every part remembered
+        todo = [j for j in parts if j not in hits]
+        if not todo:  # every part remembered
             return Counts(True, components, _NONE, _NONE, _NONE, _NONE, 0)
+        todo_array = np.array(todo, dtype=np.int64)
     else:
-        todo = np.arange(shape.n_parts, dtype=np.int64)
+        todo = range(shape.n_parts)
+        todo_array = np.arange(shape.n_parts, dtype=np.int64)
     info, values, single, factors, summary = unpack(
         count_parts(
             sizes if sizes is shape.sizes else frozen(np.ascontiguousarray(sizes, dtype=np.int64)),
@@ -213,7 +217,7 @@ def count_frontier(
             shape.part_ptr,
             shape.order,
             frozen(need),
-            frozen(todo),
+            frozen(todo_array),
             min(max_states, _INT62),
         )
     )
@@ -222,18 +226,18 @@ def count_frontier(
     if wide or trouble or keys:
         rows = info.tolist()
         stuck = []
-        for t, (status, _, _, width, _) in enumerate(rows):
-            j = int(todo[t])
+        for t, (j, row) in enumerate(zip(todo, rows, strict=True)):
+            status, width = row[0], row[3]
             if status != OK:
                 stuck.append(t)
                 continue
             if width == 1 and j not in keys:
                 continue
-            found = _component(shape.groups(j), rows[t], values)
+            found = _component(shape.groups(j), row, values)
             if width > 1:
                 components.append(found)
             if memory is not None and j in keys:
-                _remember(memory, keys[j], shape.key_groups(j), found)
+                _remember(memory, keys[j], found, _by_id(found.groups))
         if stuck:
             # Take them last first, as one stack of work: a part's relaxed
             # pieces before the parts ahead of it, so the error is always
@@ -264,12 +268,19 @@ def _component(groups: list[int], row: list[int], values: NDArray[np.int64]) -> 
     return Component(groups, low, values[at : at + w].tolist(), rows)
 
 
-def _remember(memory: Memory, key: Any, canon: list[int], found: Component) -> None:
-    """Keep a counted component, its marginals in the order of ``canon``."""
-    position = {g: i for i, g in enumerate(found.groups)}
-    in_canon = found.marginals[[position[g] for g in canon]]
+def _remember(memory: Memory, key: Any, found: Component, at: NDArray[np.intp] | list[int]) -> None:
+    """Keep a counted component, its marginals in canonical order: row
+    ``i`` kept is row ``at[i]`` of ``found`` (see :func:`_by_id`)."""
+    in_canon = found.marginals[at]
     in_canon.flags.writeable = False
     memory.put(key, (found.low, found.coeffs, in_canon))
+
+
+def _by_id(groups: list[int]) -> NDArray[np.intp]:
+    """Where each of ``groups`` (distinct) is, taken by increasing id: the
+    rows of a part's count in the order of its key rows
+    (:meth:`~numsweeper.solver.structure.Frontier.key_groups`)."""
+    return np.array(groups, dtype=np.int64).argsort()
 
 
 def _troubled(
@@ -279,7 +290,7 @@ def _troubled(
     max_states: int,
     memory: Memory | None,
     keys: dict[int, Any],
-    todo: NDArray[np.int64],
+    todo: Sequence[int],
     rows: list[list[int]],
     trouble: list[int],
 ) -> tuple[list[Component], bool]:
@@ -299,7 +310,7 @@ def _troubled(
         t, piece = work.pop()
         try:
             if piece is None:  # a part of the structure, as the kernel left it
-                j = int(todo[t])
+                j = todo[t]
                 order = groups = shape.groups(j)
                 key = keys.get(j)
                 status, step = rows[t][:2]
@@ -334,8 +345,13 @@ def _troubled(
         found = Component(order, *counted)
         components.append(found)
         if memory is not None and key is not None:
-            canon = shape.key_groups(int(todo[t])) if piece is None else piece.canon
-            _remember(memory, key, canon, found)
+            at: NDArray[np.intp] | list[int]
+            if piece is None:
+                at = _by_id(order)
+            else:
+                position = {g: i for i, g in enumerate(order)}
+                at = [position[g] for g in piece.canon]
+            _remember(memory, key, found, at)
     return components, exact
 
 
