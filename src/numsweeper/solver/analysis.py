@@ -73,8 +73,9 @@ MAX_STATES = 50_000
 #: structure holds a few bytes per cell.
 _STRUCTURE_CELLS = 4_000_000
 #: Past this many groups in components of a single mine total, their
-#: probabilities are computed as arrays rather than group by group.
-_MANY = 256
+#: probabilities are computed as arrays rather than group by group (the
+#: same floats either way; a few numpy calls cost what a dozen groups do).
+_MANY = 12
 #: Below this many (weighted) layouts, a component's group probabilities are
 #: exact in int64 and floats (:func:`~numsweeper.solver.components.group_shares`).
 _SMALL_GRAND = 2**50
@@ -212,8 +213,9 @@ class Analysis:
         return self._listed(self._front_flat[self._front_mine])
 
     def _listed(self, flat: NDArray[np.intp]) -> NDArray[np.intp]:
-        rows, cols = np.divmod(flat, self._cells.shape[1])
-        return np.stack([rows, cols], axis=1).astype(np.intp)
+        listed = np.empty((len(flat), 2), dtype=np.intp)
+        np.divmod(flat, self._cells.shape[1], out=(listed[:, 0], listed[:, 1]))
+        return listed
 
     def probability(self, row: int, col: int) -> float:
         """The mine probability of one cell, without building the grid.
@@ -859,7 +861,6 @@ def _probabilities(counted: _Counted) -> Analysis:
     u = shape.unconstrained
     # Certainty is decided on the exact integers, never on rounded floats.
     group_p, group_safe, group_mine = _single_shares(counts, shape)
-    sizes = shape.size_list
     grand = combined.grand
     for comp, context in zip(counts.components, combined.contexts, strict=True):
         assert len(context) == comp.marginals.shape[1]  # (a weight per mine total)
@@ -873,6 +874,7 @@ def _probabilities(counted: _Counted) -> Analysis:
             continue
         row: list[int]
         long_weights = long_ints(context)  # (GMP's, on a huge tangled board)
+        sizes = shape.size_list
         for g, row in zip(comp.groups, comp.marginals.tolist(), strict=True):
             num = int(sum(map(operator.mul, row, long_weights)))
             whole = grand * sizes[g]
