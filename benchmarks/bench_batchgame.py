@@ -116,6 +116,25 @@ def test_flood_stacked_label(benchmark, first_clicks) -> None:
     assert region[games, rows, cols].all()
 
 
+@pytest.fixture(scope="module")
+def few_clicks(first_clicks):
+    """Five of those boards: the games of a policy's round that clicked a zero."""
+    counts, open_, rows, cols = first_clicks
+    return counts[:5], open_[:5], np.arange(5), rows[:5], cols[:5]
+
+
+@pytest.mark.benchmark(group="flood 5 expert boards (a policy's round)")
+def test_flood_few_packed(benchmark, few_clicks) -> None:
+    region = benchmark(_flood_packed, *few_clicks)
+    np.testing.assert_array_equal(region, _flood_labelled(*few_clicks))
+
+
+@pytest.mark.benchmark(group="flood 5 expert boards (a policy's round)")
+def test_flood_few_labelled(benchmark, few_clicks) -> None:
+    region = benchmark(_flood_labelled, *few_clicks)
+    np.testing.assert_array_equal(region, flood_batch(*few_clicks))
+
+
 @pytest.mark.benchmark(group="flood the first click of 10,000 expert boards")
 def test_flood_windowed_per_board(benchmark, first_clicks) -> None:
     counts, open_, rows, cols = first_clicks

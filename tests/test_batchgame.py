@@ -343,12 +343,11 @@ def test_flood_kernels_agree_with_flood_from(rows: int, cols: int, density: floa
     np.testing.assert_array_equal(_flood_packed(*sub), _flood_labelled(*sub))
 
 
-def test_wide_boards_use_the_labelled_flood_and_still_match(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+@pytest.fixture
+def flood_calls(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
+    """How often each flood kernel runs from here on."""
     from numsweeper import _kernels
 
-    assert _kernels.MAX_PACKED_COLS < 70
     calls = {"_flood_labelled": 0, "_flood_packed": 0}
 
     def counted(name: str) -> Callable[..., Any]:
@@ -362,8 +361,49 @@ def test_wide_boards_use_the_labelled_flood_and_still_match(
 
     for name in calls:
         monkeypatch.setattr(_kernels, name, counted(name))
+    return calls
+
+
+def test_wide_boards_use_the_labelled_flood_and_still_match(flood_calls: dict[str, int]) -> None:
+    from numsweeper import _kernels
+
+    assert _kernels.MAX_PACKED_COLS < 70
+    calls = flood_calls
     play_both(6, 70, 20, 60, 25, "opening", seed=3)
     assert calls["_flood_labelled"] > 0 and calls["_flood_packed"] == 0, calls
+
+
+def test_small_stacks_use_the_labelled_flood_and_large_ones_the_packed(
+    flood_calls: dict[str, int],
+) -> None:
+    # A policy's round floods a few boards at a time: labelling them costs
+    # less than packing; a bulk stack is packed.  Either way the region is
+    # flood_from's.
+    from numsweeper import _kernels
+    from numsweeper._kernels import adjacent_counts, flood_batch, flood_from
+
+    calls = flood_calls
+    rng = np.random.default_rng(64)
+    least = _kernels.PACKED_MIN_BOARDS
+    for n, used in (
+        (1, "_flood_labelled"),
+        (least - 1, "_flood_labelled"),
+        (least, "_flood_packed"),
+    ):
+        mines = rng.random((n, 16, 30)) < 0.12
+        counts = adjacent_counts(mines)
+        zero = ~mines & (counts == 0)
+        games = np.flatnonzero(zero.any(axis=(1, 2)))
+        assert len(games)
+        r, c = np.array([np.argwhere(zero[g])[0] for g in games]).reshape(-1, 2).T
+        before = dict(calls)
+        region = flood_batch(counts, ~mines, games, r, c)
+        assert calls[used] == before[used] + 1 and sum(calls.values()) == sum(before.values()) + 1
+        for g, rr, cc in zip(games.tolist(), r.tolist(), c.tolist(), strict=True):
+            (r0, c0), mask = flood_from(counts[g], (mines[g],), rr, cc)
+            expected = np.zeros((16, 30), dtype=bool)
+            expected[r0 : r0 + mask.shape[0], c0 : c0 + mask.shape[1]] = mask
+            np.testing.assert_array_equal(region[g], expected)
 
 
 def test_from_preset_rejects_unknown_and_unhashable_names() -> None:
