@@ -4,9 +4,10 @@
   kind of games played one by one through Game (per-game time is what to
   compare: the one-by-one baseline plays fewer games).
 - The ways to flood many boards at once: reachability on packed boards (what
-  ``flood_batch`` uses up to 62 columns), one ``ndimage.label`` over the
-  stacked boards (its fallback for wider boards), or a windowed
-  ``flood_from`` per board.
+  ``flood_batch`` uses for 64 boards or more, up to 62 columns), one
+  ``ndimage.label`` over the stacked boards (what it uses for fewer or
+  wider boards), or a windowed ``flood_from`` per board; and the two kernels
+  on the five boards of a policy's round.
 - ``numsweeper stats``: time and traced peak memory for growing board counts
   (the peak must not grow).
 """
@@ -116,23 +117,26 @@ def test_flood_stacked_label(benchmark, first_clicks) -> None:
     assert region[games, rows, cols].all()
 
 
-@pytest.fixture(scope="module")
-def few_clicks(first_clicks):
-    """Five of those boards: the games of a policy's round that clicked a zero."""
+def _first(first_clicks, n: int):
+    """``n`` of those boards: as many as a round of games may flood."""
     counts, open_, rows, cols = first_clicks
-    return counts[:5], open_[:5], np.arange(5), rows[:5], cols[:5]
+    return counts[:n], open_[:n], np.arange(n), rows[:n], cols[:n]
 
 
-@pytest.mark.benchmark(group="flood 5 expert boards (a policy's round)")
-def test_flood_few_packed(benchmark, few_clicks) -> None:
-    region = benchmark(_flood_packed, *few_clicks)
-    np.testing.assert_array_equal(region, _flood_labelled(*few_clicks))
+@pytest.mark.parametrize("n", [1, 5, 50, 100])
+def test_flood_few_packed(benchmark, first_clicks, n) -> None:
+    benchmark.group = f"flood {n} expert boards"
+    few = _first(first_clicks, n)
+    region = benchmark(_flood_packed, *few)
+    np.testing.assert_array_equal(region, _flood_labelled(*few))
 
 
-@pytest.mark.benchmark(group="flood 5 expert boards (a policy's round)")
-def test_flood_few_labelled(benchmark, few_clicks) -> None:
-    region = benchmark(_flood_labelled, *few_clicks)
-    np.testing.assert_array_equal(region, flood_batch(*few_clicks))
+@pytest.mark.parametrize("n", [1, 5, 50, 100])
+def test_flood_few_labelled(benchmark, first_clicks, n) -> None:
+    benchmark.group = f"flood {n} expert boards"
+    few = _first(first_clicks, n)
+    region = benchmark(_flood_labelled, *few)
+    np.testing.assert_array_equal(region, _flood_packed(*few))
 
 
 @pytest.mark.benchmark(group="flood the first click of 10,000 expert boards")

@@ -247,7 +247,7 @@ def test_the_rest_counted_compiled_is_the_engines_count_of_the_other_parts() -> 
     # (their counts and every group's row, whatever the groups' order), the
     # same mines of the parts of one total, their counts, and their groups'
     # probabilities as Python divides the integers; and not OK exactly where
-    # the engine finds no layout.
+    # the engine finds no layout or relaxes a part (the guard binds).
     from numsweeper._kernels import adjacent_counts
     from numsweeper.solver.analysis import _single_shares
     from numsweeper.solver.components import count_frontier
@@ -255,8 +255,8 @@ def test_the_rest_counted_compiled_is_the_engines_count_of_the_other_parts() -> 
     from numsweeper.solver.structure import frontier
 
     rng = np.random.default_rng(529)
-    checked = wide = empty = 0
-    for _ in range(600):
+    checked = wide = empty = relaxed = 0
+    for _ in range(800):
         rows, cols = rng.integers(3, 9, size=2)
         mines = rng.random((rows, cols)) < rng.uniform(0.1, 0.35)
         counts = adjacent_counts(mines)
@@ -274,17 +274,23 @@ def test_the_rest_counted_compiled_is_the_engines_count_of_the_other_parts() -> 
         need = cells.ravel()[shape.con_flat].astype(np.int64)
         own = int(rng.integers(-1, shape.n_parts))
         total = int(mines.sum())
+        # (a tight guard now and then: a relaxed count is not plain either)
+        max_states = MAX_STATES if rng.random() < 0.7 else 3
         status, rest, rest_p, coeffs = probe_rest(
-            *shape.count_args, frozen(need), own, MAX_STATES, shape.unconstrained, total
+            *shape.count_args, frozen(need), own, max_states, shape.unconstrained, total
         )
         others = [j for j in range(shape.n_parts) if j != own]
         try:
-            engine = count_frontier(shape, need, MAX_STATES, None, only=others)
+            engine = count_frontier(shape, need, max_states, None, only=others)
         except ns.InvalidBoardError:
             assert status != 0
             empty += 1
             continue
-        assert status == 0 and engine.exact
+        if not engine.exact:
+            assert status != 0
+            relaxed += 1
+            continue
+        assert status == 0
         assert rest[:3].tolist() == [shape.unconstrained, total, engine.single_low]
         assert sorted(coeffs.tolist()) == sorted(
             [1] * (len(coeffs) - len(engine.single_coeffs)) + engine.single_coeffs.tolist()
@@ -312,4 +318,9 @@ def test_the_rest_counted_compiled_is_the_engines_count_of_the_other_parts() -> 
         assert sorted(parts, key=repr) == sorted(want, key=repr)
         checked += 1
         wide += len(parts)
-    assert checked > 300 and wide > 50 and empty > 20, (checked, wide, empty)
+    assert checked > 300 and wide > 50 and empty > 20 and relaxed > 10, (
+        checked,
+        wide,
+        empty,
+        relaxed,
+    )

@@ -254,9 +254,8 @@ def adjacent_counts_stack(
 #: Widest board that :func:`pack_boards` can pack.
 MAX_PACKED_COLS = 62
 #: :func:`flood_batch` packs stacks of at least this many boards: below it,
-#: one ``ndimage.label`` costs less than packing and reaching (on expert
-#: boards, 8 against 26 µs for one board, 62 against 77 µs for 50, 115
-#: against 85 µs for 100; ``benchmarks/bench_batchgame.py``).
+#: one ``ndimage.label`` costs less than packing and reaching (expert
+#: boards: ``benchmarks/README.md``, "Lock-step games").
 PACKED_MIN_BOARDS = 64
 
 _ONE = np.uint64(1)
@@ -720,7 +719,7 @@ def _flood_labelled(
     rows: NDArray[np.intp],
     cols: NDArray[np.intp],
 ) -> NDArray[np.bool_]:
-    """:func:`flood_batch` by one ``ndimage.label`` over the stack, for wide boards."""
+    """:func:`flood_batch` by one ``ndimage.label`` over the stack (wide boards, small stacks)."""
     zero = open_ & (counts == 0)
     labels, count = ndimage.label(zero, structure=EIGHT_STACKED)
     clicked = labels[games, rows, cols]

@@ -838,7 +838,8 @@ def _single_shares(
     group_mine = np.zeros(n_groups, dtype=bool)
     if len(single) > _MANY and counts.single_den.max() < 2**50:
         # a component of one total: its groups' ratios are their own (every
-        # value, times a size, exact as a float)
+        # value, times a size of at most 8 frontier cells, below 2**53: exact
+        # as a float, so numpy's quotient is Python's)
         nums, wholes = counts.single_num, counts.single_den * shape.sizes[single]
         group_p[single] = nums / wholes
         group_safe[single] = nums == 0

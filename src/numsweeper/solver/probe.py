@@ -552,7 +552,7 @@ def probe_outlook(
             return fail
         width = last - first + 1
         a, b = part_ptr[own], part_ptr[own + 1]
-        extra = 3 + (b - a + 1) * (width + 1)
+        extra = 3 + width + (b - a) * (width + 1)  # (what _put_part writes)
         spread += max(width - 1, 0)
         widest = max(widest, width)
     # one scratch for all: data (the rest's parts and the cell's own, in their
@@ -726,7 +726,7 @@ def probe_rest(
         if width == 1:  # one total: a factor, and its groups' own ratios
             for x in range(b - a):
                 g = order[a + x]
-                p = _ratio(marginals[x, first], checked_mul(counts[first], sizes[g]))
+                p = _reduced_ratio(marginals[x, first], checked_mul(counts[first], sizes[g]))
                 if p < 0.0:
                     return FALLBACK, rest[:0], rest_p, coeffs[:0]
                 rest_p[g] = p
@@ -734,7 +734,7 @@ def probe_rest(
             coeffs[n_coeffs] = counts[first]
             n_coeffs += 1
             continue
-        rest = _grow(rest, used, 3 + (b - a + 1) * (width + 1))
+        rest = _grow(rest, used, 3 + width + (b - a) * (width + 1))
         used = _put_part(rest, used, low, first, width, counts, marginals, order, a, b)
         rest[3] += 1
     return OK, rest[:used], rest_p, coeffs[:n_coeffs]
