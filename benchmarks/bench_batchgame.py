@@ -124,19 +124,17 @@ def _first(first_clicks, n: int):
 
 
 @pytest.mark.parametrize("n", [1, 5, 50, 100])
-def test_flood_few_packed(benchmark, first_clicks, n) -> None:
+@pytest.mark.parametrize(
+    ("kernel", "other"),
+    [(_flood_packed, _flood_labelled), (_flood_labelled, _flood_packed)],
+    ids=["packed", "labelled"],
+)
+def test_flood_few(benchmark, first_clicks, n, kernel, other) -> None:
+    # flood_batch labels below 64 boards: the two kernels side by side
     benchmark.group = f"flood {n} expert boards"
     few = _first(first_clicks, n)
-    region = benchmark(_flood_packed, *few)
-    np.testing.assert_array_equal(region, _flood_labelled(*few))
-
-
-@pytest.mark.parametrize("n", [1, 5, 50, 100])
-def test_flood_few_labelled(benchmark, first_clicks, n) -> None:
-    benchmark.group = f"flood {n} expert boards"
-    few = _first(first_clicks, n)
-    region = benchmark(_flood_labelled, *few)
-    np.testing.assert_array_equal(region, _flood_packed(*few))
+    region = benchmark(kernel, *few)
+    np.testing.assert_array_equal(region, other(*few))
 
 
 @pytest.mark.benchmark(group="flood the first click of 10,000 expert boards")
