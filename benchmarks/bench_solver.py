@@ -383,6 +383,7 @@ def _probes() -> list[list[tuple[np.ndarray, int]]]:
     frontier cell can show, in the order the policy tries them."""
     if "probes" not in _CACHE:
         groups = []
+        cells_of = []  # (the position, its mines, the cell, the numbers it shows)
         for cells, mines in _typical():
             p = analyze(cells, mines).probabilities
             front = (cells == H) & (adjacent(cells >= 0) > 0)
@@ -397,7 +398,9 @@ def _probes() -> list[list[tuple[np.ndarray, int]]]:
                     analyze(probe, mines)
                     probes.append((probe, mines))
             groups.append(probes)
+            cells_of.append((cells, mines, (int(r), int(c)), [int(x[r, c]) for x, _ in probes]))
         _CACHE["probes"] = groups
+        _CACHE["probe_cells"] = cells_of
     return _CACHE["probes"]  # type: ignore[no-any-return]
 
 
@@ -477,6 +480,28 @@ def test_analyze_look_ahead_probes(benchmark: Any) -> None:
     analyses = benchmark(_look_ahead, groups)
     _expected_mines([p for g in groups for p in g], analyses)
     benchmark.extra_info["probes"] = sum(len(g) for g in groups)
+
+
+def test_look_ahead_probes_compiled(benchmark: Any) -> None:
+    # the same probes as the look-ahead reads them: a prober per cell (its
+    # structure, and the other parts counted by probe_rest), then one
+    # probe_outlook call per number; the same layouts as the analyses
+    _probes()
+    cells_of = _CACHE["probe_cells"]
+
+    def looks() -> list[Any]:
+        found = []
+        for cells, mines, cell, numbers in cells_of:
+            prober = Analyzer().prober(cells, mines, cell, ns.solver.MAX_STATES)
+            found.extend(prober.look(n, -1) for n in numbers)
+        return found
+
+    found = benchmark(looks)
+    want = [a.layouts for a in _look_ahead(_probes())]
+    assert len(found) == len(want)
+    assert all(f is None or f[0] == w for f, w in zip(found, want, strict=True))
+    assert sum(f is not None for f in found) > 0.9 * len(found)
+    benchmark.extra_info["probes"] = len(found)
 
 
 def test_analyze_look_ahead_probes_previous_engine_baseline(benchmark: Any) -> None:

@@ -187,7 +187,7 @@ class _Prober:
         the exact integers are the same either way.
         """
         shape = self.shape
-        need = frozen(self.need.copy())
+        need = frozen(self.need)  # (never written: self(n) writes a copy)
         own = self.own[0] if self.own else -1
         max_states = min(self.max_states, 2**62)  # (int64)
         status, rest, rest_p, coeffs = probe_rest(
@@ -197,7 +197,7 @@ class _Prober:
             return None
         factor = math.prod(coeffs.tolist())
         return _Plan(
-            frozen(rest), frozen(rest_p), factor, need, frozen(self.cells.copy()), own, max_states
+            frozen(rest), frozen(rest_p), factor, need, frozen(self.cells), own, max_states
         )
 
 
