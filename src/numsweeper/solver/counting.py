@@ -66,6 +66,10 @@ Poly = dict[int, int]  # mine total -> weighted layout count
 @helper
 def checked_mul(a: int, b: int) -> int:
     """``a * b``, or -1 if it would pass :data:`LIMIT` (``a, b >= 0``)."""
+    # (a float product far below LIMIT is proof enough, without a division;
+    # the factor 2.3 leaves room for its rounding)
+    if a >= 0 and b >= 0 and float(a) * float(b) < 1.0e18:
+        return a * b
     if a == 0 or b == 0:
         return 0
     if a > LIMIT // b:
@@ -185,20 +189,29 @@ def count_component(
     con_idx: NDArray[np.int64],
     need: NDArray[np.int64],
     max_states: int,
-) -> tuple[int, int, NDArray[np.int64], NDArray[np.int64]]:
+) -> tuple[int, int, int, NDArray[np.int64], NDArray[np.int64]]:
     """Polynomial and per-group marginals of one component, or FALLBACK.
 
     ``sizes[i]`` is the size of the ``i``-th group in elimination order and
     ``con_idx[con_ptr[i]:con_ptr[i + 1]]`` its constraints, numbered
-    ``0..len(need) - 1``.  Returns ``(status, step, poly, marginals)``:
-    ``poly[m]`` counts the layouts with ``m`` mines, ``marginals[i, m]``
-    sums the mines of group ``i`` over them; ``step`` is the step an
-    :data:`EMPTY` or :data:`TOO_LARGE` status happened at (else -1).  Group
+    ``0..len(need) - 1``.  Returns ``(status, step, low, poly,
+    marginals)``: ``poly[m]`` counts the layouts with ``low + m`` mines,
+    from the fewest to the most any layout has (the first and the last not
+    zero), and ``marginals[i, m]`` sums the mines of group ``i`` over them;
+    ``step`` is the step an :data:`EMPTY` or :data:`TOO_LARGE` status
+    happened at (else -1).  Group
     sizes above 60 fall back (their binomials would not fit in int64;
     frontier groups hold at most 8 cells).  A component whose marginals
     would hold more than ``_MOST_MARGINALS`` counts (a frontier of tens of
     thousands of groups, on a huge board) is :data:`TOO_LARGE` at its middle
-    step, so that the caller relaxes it there.
+    step, so that the caller relaxes it there (the guard counts every total
+    from 0 to the component's cells, so that where it binds does not depend
+    on the count).
+
+    The forward pass keeps each step's transitions, so that the backward
+    pass (the marginals) walks them again without working them out: a
+    probe's part is mostly a long chain of layers of two or three states,
+    where the work of a step, not of a state, is what costs.
     """
     k = sizes.shape[0]
     n_cons = need.shape[0]
@@ -208,18 +221,16 @@ def count_component(
         width += sizes[i]
     if k * width > _MOST_MARGINALS:  # relax the middle cut: split it in two
         none = np.zeros(0, dtype=np.int64)
-        return TOO_LARGE, k // 2 - 1, none, none.reshape((0, 0))
-    # The polynomial and the marginals share one zeroed allocation.
-    out = np.zeros((k + 1) * width, dtype=np.int64)
-    poly_out = out[:width]
-    marg = out[width:].reshape((k, width))
-    empty = out[:0]
+        return TOO_LARGE, k // 2 - 1, 0, none, none.reshape((0, 0))
+    # (what a count that fails returns)
+    empty = np.zeros(0, dtype=np.int64)
+    marg = empty.reshape((0, 0))
 
     big = 1
     for i in range(k):
         big = max(big, sizes[i])
     if big > 60:
-        return FALLBACK, -1, empty, marg
+        return FALLBACK, -1, 0, empty, marg
 
     # The other scratch is carved from two allocations (a small component's
     # count takes microseconds; each array of its own would add a malloc and
@@ -250,6 +261,8 @@ def count_component(
     # The arrays that grow (states, pools, transitions, completions) start
     # here and move to allocations of their own when they outgrow that room.
     n_binom = (big + 1) * (big + 1)
+    n_room = max(_ROOM, 3 * k)  # (a long chain of small layers: no regrowth)
+    n_pool = max(_POOL, 6 * k)
     work = np.empty(
         n_binom
         + 2 * (k + 1)  # plan_ptr, oc_ptr
@@ -257,12 +270,11 @@ def count_component(
         + 2 * (n_idx + 1)  # older
         + 2 * k  # lo0s, hi0s
         + 2 * _WIDEST  # active, new_active
-        + 4 * _ROOM  # keys, st_start, st_low, st_len
-        + _POOL  # pool
+        + 5 * n_room  # keys, st_start, st_low, st_len, tr_ptr
+        + 4 * n_pool  # pool, bpool, tr_v, tr_dst
         + (k + 2)  # lay_ptr
         + 4 * _ROOM  # t_key, t_src, t_v, perm
-        + 6 * _ROOM  # c_start, c_low, c_len, h_start, h_low, h_len
-        + 2 * _ROOM  # cpool, hpool
+        + 6 * _ROOM  # c_start, c_low, c_len (two layers each)
         + 2 * (2 * width + 2)  # buf, mined
         + 2 * (big + 2),  # tails, tail_v
         dtype=np.int64,
@@ -279,19 +291,21 @@ def count_component(
     hi0s, at = _carve(work, at, k)
     active, at = _carve(work, at, _WIDEST)
     new_active, at = _carve(work, at, _WIDEST)
-    keys, at = _carve(work, at, _ROOM)
-    st_start, at = _carve(work, at, _ROOM)
-    st_low, at = _carve(work, at, _ROOM)
-    st_len, at = _carve(work, at, _ROOM)
-    pool, at = _carve(work, at, _POOL)
+    keys, at = _carve(work, at, n_room)
+    st_start, at = _carve(work, at, n_room)
+    st_low, at = _carve(work, at, n_room)
+    st_len, at = _carve(work, at, n_room)
+    pool, at = _carve(work, at, n_pool)
+    bpool, at = _carve(work, at, n_pool)
+    tr_ptr, at = _carve(work, at, n_room)
+    tr_v, at = _carve(work, at, n_pool)
+    tr_dst, at = _carve(work, at, n_pool)
     lay_ptr, at = _carve(work, at, k + 2)
     t_key, at = _carve(work, at, _ROOM)
     t_src, at = _carve(work, at, _ROOM)
     t_v, at = _carve(work, at, _ROOM)
     perm, at = _carve(work, at, _ROOM)
     completions, at = _carve(work, at, 6 * _ROOM)
-    cpool, at = _carve(work, at, _ROOM)
-    hpool, at = _carve(work, at, _ROOM)
     buf, at = _carve(work, at, 2 * width + 2)
     mined, at = _carve(work, at, 2 * width + 2)
     tails, at = _carve(work, at, big + 2)  # one per v in 0..size
@@ -324,7 +338,7 @@ def count_component(
             if mark[c] != i and last[c] > i:
                 na = _plan_entry(plan, new_active, q, na, j, 0, 0, c)
                 if na < 0:
-                    return FALLBACK, -1, empty, marg
+                    return FALLBACK, -1, 0, empty, marg
         for j in range(n_active):  # the step's older constraints
             c = active[j]
             if mark[c] == i:
@@ -334,7 +348,7 @@ def count_component(
                 if last[c] > i:
                     na = _plan_entry(plan, new_active, q, na, j, 1, 0, c)
                     if na < 0:
-                        return FALLBACK, -1, empty, marg
+                        return FALLBACK, -1, 0, empty, marg
         lo0 = 0
         hi0 = sizes[i]
         for p in range(con_ptr[i], con_ptr[i + 1]):  # constraints it opens
@@ -345,7 +359,7 @@ def count_component(
                 if last[c] > i:
                     na = _plan_entry(plan, new_active, q, na, -1, 1, need[c], c)
                     if na < 0:
-                        return FALLBACK, -1, empty, marg
+                        return FALLBACK, -1, 0, empty, marg
         plan_ptr[i + 1] = q + na
         place = 0
         for p in range(na):
@@ -356,7 +370,7 @@ def count_component(
             plan[_MASK, q + p] = (1 << bits) - 1
             place += bits
             if place > 62:
-                return FALLBACK, -1, empty, marg
+                return FALLBACK, -1, 0, empty, marg
         oc_ptr[i + 1] = oq
         lo0s[i] = lo0
         hi0s[i] = hi0
@@ -375,6 +389,10 @@ def count_component(
     used = 1
     lay_ptr[0] = 0
     lay_ptr[1] = 1
+    # Each step's transitions are kept for the backward pass: state s's are
+    # tr_v (the group's mines) and tr_dst (the state reached) from tr_ptr[s]
+    # to tr_ptr[s + 1].
+    tr_used = 0
     for i in range(k):
         a0, a1 = lay_ptr[i], lay_ptr[i + 1]
         q0, q1 = plan_ptr[i], plan_ptr[i + 1]
@@ -389,18 +407,24 @@ def count_component(
             t_key = np.empty(grown, dtype=np.int64)
             t_src = np.empty(grown, dtype=np.int64)
             t_v = np.empty(grown, dtype=np.int64)
+            perm = np.empty(grown, dtype=np.int64)
+        if tr_used + most > tr_v.shape[0]:
+            tr_v = _grow(tr_v, tr_used, most)
+            tr_dst = _grow(tr_dst, tr_used, most)
         n_t = 0
         for s in range(a0, a1):
             key = keys[s]
+            tr_ptr[s] = tr_used + n_t
             lo, hi = _bounds(key, lo0s[i], hi0s[i], o0, o1, prev, older, plan)
             for v in range(lo, hi + 1):
                 nk = _next_key(key, v, q0, q1, prev, plan)
                 t_key[n_t] = nk
                 t_src[n_t] = s
                 t_v[n_t] = v
+                tr_v[tr_used + n_t] = v
                 n_t += 1
         if n_t == 0:
-            return EMPTY, i, empty, marg
+            return EMPTY, i, 0, empty, marg
         if n_t <= 32:  # few transitions: insertion sort, no allocation
             for x in range(n_t):
                 perm[x] = x
@@ -412,15 +436,19 @@ def count_component(
                     z -= 1
                 perm[z] = y
         else:
-            perm = np.argsort(t_key[:n_t])
+            # (into perm: an array reassigned each step costs reference counts)
+            ranked = np.argsort(t_key[:n_t])
+            for x in range(n_t):
+                perm[x] = ranked[x]
         n_new = 1
         for x in range(1, n_t):
             if t_key[perm[x]] != t_key[perm[x - 1]]:
                 n_new += 1
         if n_new > max_states:
-            return TOO_LARGE, i, empty, marg
-        if a1 + n_new > keys.shape[0]:
-            grown = max(2 * keys.shape[0], a1 + n_new)
+            return TOO_LARGE, i, 0, empty, marg
+        if a1 + n_new + 1 > keys.shape[0]:  # (tr_ptr: one more)
+            grown = max(2 * keys.shape[0], a1 + n_new + 1)
+            tr_ptr = np.concatenate((tr_ptr, np.zeros(grown - tr_ptr.shape[0], dtype=np.int64)))
             keys = np.concatenate((keys, np.zeros(grown - keys.shape[0], dtype=np.int64)))
             st_start = np.concatenate(
                 (st_start, np.zeros(grown - st_start.shape[0], dtype=np.int64))
@@ -450,8 +478,11 @@ def count_component(
             t += 1
             x = y
         lay_ptr[i + 2] = t
-        pool = _grow(pool, used, end - used)
-        pool[used:end] = 0
+        tr_ptr[a1] = tr_used + n_t
+        if end > pool.shape[0]:
+            pool = _grow(pool, used, end - used)
+        for b in range(used, end):
+            pool[b] = 0
         size = sizes[i]
         t = a1 - 1
         for z in range(n_t):
@@ -459,68 +490,63 @@ def count_component(
                 t += 1  # the transitions of state t follow each other
             s = t_src[perm[z]]
             v = t_v[perm[z]]
+            tr_dst[tr_used + perm[z]] = t
             w = binom[size, v]
             base = st_start[t] + st_low[s] + v - st_low[t]
             if not add_scaled(pool, base, pool, st_start[s], st_len[s], w):
-                return FALLBACK, -1, empty, marg
+                return FALLBACK, -1, 0, empty, marg
         used = end
+        tr_used += n_t
 
+    # The polynomial and the marginals share one zeroed allocation, over the
+    # mine totals the last state spans (every completion spans no more).
     last_state = lay_ptr[k]
-    for m in range(st_len[last_state]):
-        poly_out[st_low[last_state] + m] = pool[st_start[last_state] + m]
+    lowest, span = int(st_low[last_state]), int(st_len[last_state])
+    out = np.zeros((k + 1) * span, dtype=np.int64)
+    poly_out = out[:span]
+    marg = out[span:].reshape((k, span))
+    for m in range(span):
+        poly_out[m] = pool[st_start[last_state] + m]
 
     # Backward: completions of layer i + 1's states (c_*), then layer i's.
-    # Only a completion of an entry h_len sets is read, so only the last
+    # Only a completion of an entry the step sets is read, so only the last
     # layer's (its one state, the empty key, completed once) starts set.
     widest = 1
     for i in range(k + 1):
         widest = max(widest, lay_ptr[i + 1] - lay_ptr[i])
     if widest > _ROOM:
         completions = np.empty(6 * widest, dtype=np.int64)
-    c_start = completions[:widest]
-    c_low = completions[widest : 2 * widest]
-    c_len = completions[2 * widest : 3 * widest]
-    h_start = completions[3 * widest : 4 * widest]
-    h_low = completions[4 * widest : 5 * widest]
-    h_len = completions[5 * widest : 6 * widest]
+    # (two layers' by turns, from co and ho: no arrays swapped)
+    c_start = completions[: 2 * widest]
+    c_low = completions[2 * widest : 4 * widest]
+    c_len = completions[4 * widest : 6 * widest]
+    co, ho = 0, widest
     c_start[0] = 0
     c_low[0] = 0
     c_len[0] = 1
-    cpool[0] = 1
+    bpool[0] = 1
+    h_used = 1
     for i in range(k - 1, -1, -1):
         a0, a1 = lay_ptr[i], lay_ptr[i + 1]
-        b0, b1 = lay_ptr[i + 1], lay_ptr[i + 2]
-        q0, q1 = plan_ptr[i], plan_ptr[i + 1]
-        o0, o1 = oc_ptr[i], oc_ptr[i + 1]
-        prev = plan_ptr[i - 1] if i else 0
+        b0 = lay_ptr[i + 1]
         size = sizes[i]
-        h_len[: a1 - a0] = 0
-        h_used = 0
+        for h in range(ho, ho + a1 - a0):
+            c_len[h] = 0
         s = a0 - 1
         while s + 1 < a1:
             # (the pool grows here, not in the loop below: see the forward
-            # pass; a state's completions span at most width totals)
-            hpool = _grow(hpool, h_used, width)
-            while s + 1 < a1 and h_used + width <= hpool.shape[0]:
+            # pass; a state's completions span at most the last state's
+            # totals, as a layout through it has its prefix's mines and more)
+            if h_used + span > bpool.shape[0]:
+                bpool = _grow(bpool, h_used, span)
+            while s + 1 < a1 and h_used + span <= bpool.shape[0]:
                 s += 1
-                key = keys[s]
-                lo, hi = _bounds(key, lo0s[i], hi0s[i], o0, o1, prev, older, plan)
                 n_tails = 0
                 lo_m = 1 << 30
                 hi_m = -1
-                for v in range(lo, hi + 1):
-                    nk = _next_key(key, v, q0, q1, prev, plan)
-                    # binary search among layer i + 1's sorted keys
-                    left, right = b0, b1
-                    while left < right:
-                        mid = (left + right) // 2
-                        if keys[mid] < nk:
-                            left = mid + 1
-                        else:
-                            right = mid
-                    if left == b1 or keys[left] != nk:
-                        continue
-                    r = left - b0
+                for e in range(tr_ptr[s], tr_ptr[s + 1]):  # (the forward pass's)
+                    v = tr_v[e]
+                    r = co + tr_dst[e] - b0  # (the state's completion)
                     if c_len[r] == 0:
                         continue  # no completion from there
                     tails[n_tails] = r
@@ -531,26 +557,27 @@ def count_component(
                 if n_tails == 0:
                     continue
                 length = hi_m - lo_m + 1
-                buf[:length] = 0
-                mined[:length] = 0
+                for b in range(length):
+                    buf[b] = 0
+                    mined[b] = 0
                 any_mined = False
                 for z in range(n_tails):
                     r = tails[z]
                     v = tail_v[z]
                     w = binom[size, v]
-                    base = c_low[r] + v - lo_m
-                    if not add_scaled(buf, base, cpool, c_start[r], c_len[r], w):
-                        return FALLBACK, -1, empty, marg
+                    into = c_low[r] + v - lo_m
+                    if not add_scaled(buf, into, bpool, c_start[r], c_len[r], w):
+                        return FALLBACK, -1, 0, empty, marg
                     if v:  # the completions weighted by the step's mines
-                        if not add_scaled(mined, base, cpool, c_start[r], c_len[r], w * v):
-                            return FALLBACK, -1, empty, marg
+                        if not add_scaled(mined, into, bpool, c_start[r], c_len[r], w * v):
+                            return FALLBACK, -1, 0, empty, marg
                         any_mined = True
                 for b in range(length):
-                    hpool[h_used + b] = buf[b]
-                h = s - a0
-                h_start[h] = h_used
-                h_low[h] = lo_m
-                h_len[h] = length
+                    bpool[h_used + b] = buf[b]
+                h = ho + s - a0
+                c_start[h] = h_used
+                c_low[h] = lo_m
+                c_len[h] = length
                 h_used += length
                 if any_mined:
                     # marginal of group i += this prefix's poly x mined completions
@@ -565,18 +592,15 @@ def count_component(
                                 continue
                             term = checked_mul(pa, mined[b])
                             if term < 0:
-                                return FALLBACK, -1, empty, marg
-                            at = pl + a + lo_m + b
+                                return FALLBACK, -1, 0, empty, marg
+                            at = pl + a + lo_m + b - lowest
                             total = marg[i, at] + term
                             if total > LIMIT:
-                                return FALLBACK, -1, empty, marg
+                                return FALLBACK, -1, 0, empty, marg
                             marg[i, at] = total
         # layer i's completions become the next step's; reuse the old buffers
-        c_start, h_start = h_start, c_start
-        c_low, h_low = h_low, c_low
-        c_len, h_len = h_len, c_len
-        cpool, hpool = hpool, cpool
-    return OK, -1, poly_out, marg
+        co, ho = ho, co
+    return OK, -1, lowest, poly_out, marg
 
 
 @subroutine
@@ -657,16 +681,11 @@ def count_part(
     for q in range(count):
         p_need[q] = need[ids[q]]
         number[ids[q]] = -1
-    st, step, counts, marginals = count_component(p_sizes, ptr, idx, p_need, max_states)
+    st, step, low, counts, marginals = count_component(p_sizes, ptr, idx, p_need, max_states)
     if st != OK:
         return st, step, 0, 0, 0, counts, marginals
-    first = 0
-    while counts[first] == 0:
-        first += 1
-    last = counts.shape[0] - 1
-    while counts[last] == 0:
-        last -= 1
-    return OK, -1, first, first, last, counts, marginals
+    # (the first and the last total of the last state are layouts' totals)
+    return OK, -1, low, 0, counts.shape[0] - 1, counts, marginals
 
 
 @kernel(
