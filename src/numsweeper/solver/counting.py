@@ -66,8 +66,8 @@ Poly = dict[int, int]  # mine total -> weighted layout count
 @helper
 def checked_mul(a: int, b: int) -> int:
     """``a * b``, or -1 if it would pass :data:`LIMIT` (``a, b >= 0``)."""
-    # (a float product far below LIMIT is proof enough, without a division;
-    # the factor 2.3 leaves room for its rounding)
+    # (a float product below 1e18, LIMIT / 2.3, proves it without a
+    # division: its relative error, under 2**-51, cannot carry it past LIMIT)
     if a >= 0 and b >= 0 and float(a) * float(b) < 1.0e18:
         return a * b
     if a == 0 or b == 0:
@@ -199,14 +199,14 @@ def count_component(
     from the fewest to the most any layout has (the first and the last not
     zero), and ``marginals[i, m]`` sums the mines of group ``i`` over them;
     ``step`` is the step an :data:`EMPTY` or :data:`TOO_LARGE` status
-    happened at (else -1).  Group
-    sizes above 60 fall back (their binomials would not fit in int64;
-    frontier groups hold at most 8 cells).  A component whose marginals
-    would hold more than ``_MOST_MARGINALS`` counts (a frontier of tens of
-    thousands of groups, on a huge board) is :data:`TOO_LARGE` at its middle
-    step, so that the caller relaxes it there (the guard counts every total
-    from 0 to the component's cells, so that where it binds does not depend
-    on the count).
+    happened at (else -1); unless :data:`OK`, ``low`` is 0 and the arrays
+    are not to be read.  Group sizes above 60 fall back (their binomials
+    would not fit in int64; frontier groups hold at most 8 cells).  A
+    component whose marginals would hold more than ``_MOST_MARGINALS``
+    counts (a frontier of tens of thousands of groups, on a huge board) is
+    :data:`TOO_LARGE` at its middle step, so that the caller relaxes it
+    there (the guard counts every total from 0 to the component's cells, so
+    that where it binds does not depend on the count).
 
     The forward pass keeps each step's transitions, so that the backward
     pass (the marginals) walks them again without working them out: a
@@ -257,7 +257,8 @@ def count_component(
     for c in range(n_cons):
         room += last[c] - first[c]
 
-    # Nothing below is zeroed: every entry is written before it is read.
+    # Nothing carved from work is zeroed: every entry is written before it
+    # is read.
     # The arrays that grow (states, pools, transitions, completions) start
     # here and move to allocations of their own when they outgrow that room.
     n_binom = (big + 1) * (big + 1)
@@ -508,9 +509,12 @@ def count_component(
     for m in range(span):
         poly_out[m] = pool[st_start[last_state] + m]
 
-    # Backward: completions of layer i + 1's states (c_*), then layer i's.
-    # Only a completion of an entry the step sets is read, so only the last
-    # layer's (its one state, the empty key, completed once) starts set.
+    # Backward: the co half of c_* holds layer i + 1's completions, the ho
+    # half receives layer i's.  Only a completion of an entry the step sets
+    # is read, so only the last layer's (its one state, the empty key,
+    # completed once) starts set.  The completions' counts are appended to
+    # bpool layer after layer and kept (about as many as the forward pool
+    # holds): no layer's region has to be found room for again.
     widest = 1
     for i in range(k + 1):
         widest = max(widest, lay_ptr[i + 1] - lay_ptr[i])
