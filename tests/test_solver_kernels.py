@@ -179,6 +179,38 @@ def test_python_count_of_long_components_matches_the_kernel(packing: bool) -> No
     assert long_products == 3
 
 
+def test_count_kernel_matches_the_python_count_past_its_first_rooms() -> None:
+    # Components of 30-45 groups with cuts several numbers wide: layers of
+    # hundreds of states, so the kernel outgrows every first allocation (its
+    # states, a step's transitions and their sort, the kept transitions, the
+    # pools and the completions) and must still agree exactly.  The needs
+    # come from a layout, so that every component has one.
+    from numsweeper.solver.counting import _ROOM
+    from numsweeper.solver.longcount import _forward
+
+    rng = np.random.default_rng(5)
+    wide = 0
+    for _ in range(8):
+        k = int(rng.integers(30, 46))
+        n_cons = k // 2
+        sizes = [int(rng.integers(1, 4)) for _ in range(k)]
+        cons = []
+        for g in range(k):
+            picks = rng.normal(g * n_cons / k, 3.0, int(rng.integers(1, 4)))
+            cons.append(sorted({int(np.clip(round(x), 0, n_cons - 1)) for x in picks}))
+        mined = [int(rng.binomial(size, 0.3)) for size in sizes]
+        need = [min(8, sum(mined[g] for g in range(k) if c in cons[g])) for c in range(n_cons)]
+        order = list(range(k))
+        got = kernel_count(order, cons, sizes, need, 10**6)
+        want = python_count(order, cons, sizes, need, 10**6)
+        assert got[0] == want[0] == "ok" or (got[0] == "fallback" and want[0] == "ok")
+        if got[0] == "ok":
+            assert got == want
+            lengths = [len(layer) for layer in _forward(order, cons, sizes, need, 10**6)[0]]
+            wide += sum(lengths) > 3 * k and max(lengths) > _ROOM
+    assert wide >= 4, wide
+
+
 def test_packed_layers_read_back_as_the_dicts_they_pack() -> None:
     # keys, their order, and each polynomial (gaps, and coefficients past
     # int64 too) come back as they went in; lookups by key as well
